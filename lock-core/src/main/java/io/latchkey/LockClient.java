@@ -1,0 +1,88 @@
+package io.latchkey;
+
+import io.latchkey.internal.client.DefaultLockClient;
+
+/**
+ * The entry point: one client per application and Redis topology, shared by every thread.
+ *
+ * <p>A client owns one command connection, one pub/sub connection and one timer thread for
+ * lease renewal, whatever the number of locks. Locks obtained from it are cheap views: getting
+ * the same name twice yields two objects for the same Redis lock.
+ *
+ * <p>Thread-safe. {@link #close()} stops lease renewal and closes the connections; locks still
+ * held then are not released but expire after their lease.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.create("redis://localhost:6379")) {
+ *     DistributedLock lock = client.getLock("orders:42");
+ *     lock.lock();
+ *     try {
+ *         // one holder at a time, across every JVM using this Redis
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ * }
+ * }</pre>
+ */
+public interface LockClient extends AutoCloseable {
+
+    /**
+     * Connects to Redis as the configuration says.
+     *
+     * @param config the configuration, not null
+     * @return a connected client
+     * @throws LockException if Redis cannot be reached or refuses the connection
+     */
+    static LockClient create(LockConfig config) {
+        return DefaultLockClient.connect(config);
+    }
+
+    /**
+     * Connects to one Redis server or Sentinel group; the same as
+     * {@code create(LockConfig.builder().address(redisUri).build())}.
+     *
+     * @param redisUri a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI, not null
+     * @return a connected client
+     * @throws IllegalArgumentException if the URI cannot be parsed
+     * @throws LockException if Redis cannot be reached or refuses the connection
+     */
+    static LockClient create(String redisUri) {
+        return create(LockConfig.builder().address(redisUri).build());
+    }
+
+    /**
+     * A reentrant, non-fair lock whose watchdog lease is renewed while it is held.
+     *
+     * @param name the lock's name, which is also its Redis key; not null or empty
+     * @return the lock
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is empty
+     */
+    DistributedLock getLock(String name);
+
+    /**
+     * A reentrant lock granted strictly in arrival order among live waiters.
+     *
+     * @param name the lock's name; not null or empty
+     * @return the lock
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalStateException if {@code io.latchkey:lock-fair} is not on the class path
+     */
+    DistributedLock getFairLock(String name);
+
+    /**
+     * A lock held only while a majority of the independent masters of
+     * {@link LockConfig.Builder#redLockAddresses(String...)} hold it.
+     *
+     * @param name the lock's name; not null or empty
+     * @return the lock
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalStateException if {@code io.latchkey:lock-redlock} is not on the class path,
+     *     or no RedLock masters were configured
+     */
+    DistributedLock getRedLock(String name);
+
+    /** Stops lease renewal, fails pending waits and closes every connection. Idempotent. */
+    @Override
+    void close();
+}

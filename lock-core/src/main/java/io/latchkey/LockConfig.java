@@ -1,0 +1,230 @@
+package io.latchkey;
+
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Immutable configuration of a {@link LockClient}: where Redis is and how long things may take.
+ *
+ * <p>Build one with {@link #builder()}; {@link Builder#build()} rejects nonsense with an
+ * {@link IllegalArgumentException} that names the setting and the value. Thread-safe.
+ */
+public final class LockConfig {
+
+    static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
+    static final Duration DEFAULT_FAIR_LOCK_WAIT_TIMEOUT = Duration.ofMinutes(5);
+    static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
+    static final Duration DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT = Duration.ofMillis(100);
+    static final int MIN_RED_LOCK_MASTERS = 3;
+
+    private final Optional<String> address;
+    private final List<String> clusterAddresses;
+    private final List<String> redLockAddresses;
+    private final Duration watchdogTimeout;
+    private final Duration fairLockWaitTimeout;
+    private final Duration commandTimeout;
+    private final Duration redLockAttemptTimeout;
+
+    private LockConfig(Builder builder) {
+        this.address = Optional.ofNullable(builder.address);
+        this.clusterAddresses = builder.clusterAddresses;
+        this.redLockAddresses = builder.redLockAddresses;
+        this.watchdogTimeout = builder.watchdogTimeout;
+        this.fairLockWaitTimeout = builder.fairLockWaitTimeout;
+        this.commandTimeout = builder.commandTimeout;
+        this.redLockAttemptTimeout = builder.redLockAttemptTimeout;
+    }
+
+    /** @return a builder with the defaults: 30 s watchdog lease, 5 min fair wait timeout, 3 s command timeout */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the single-server or Sentinel URI, if one was given */
+    public Optional<String> address() {
+        return address;
+    }
+
+    /** @return the Redis Cluster seed URIs; empty unless a cluster was configured */
+    public List<String> clusterAddresses() {
+        return clusterAddresses;
+    }
+
+    /** @return the independent masters used by {@link LockClient#getRedLock(String)}; may be empty */
+    public List<String> redLockAddresses() {
+        return redLockAddresses;
+    }
+
+    /** @return the lease of locks taken without one; renewed every third of it while held */
+    public Duration watchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    /** @return how long a fair-lock waiter may go without retrying before it is evicted from the queue */
+    public Duration fairLockWaitTimeout() {
+        return fairLockWaitTimeout;
+    }
+
+    /** @return the bound on one Redis round trip */
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    /** @return the bound on one RedLock master's answer to an acquire, far below any lease */
+    public Duration redLockAttemptTimeout() {
+        return redLockAttemptTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "LockConfig{address=" + address.map(LockConfig::redact).orElse("none")
+                + ", clusterAddresses=" + clusterAddresses.stream().map(LockConfig::redact).toList()
+                + ", redLockAddresses=" + redLockAddresses.stream().map(LockConfig::redact).toList()
+                + ", watchdogTimeout=" + watchdogTimeout
+                + ", fairLockWaitTimeout=" + fairLockWaitTimeout
+                + ", commandTimeout=" + commandTimeout
+                + ", redLockAttemptTimeout=" + redLockAttemptTimeout + '}';
+    }
+
+    /** Keeps passwords out of logs. */
+    private static String redact(String uri) {
+        return uri.replaceAll("//[^@/]*@", "//***@");
+    }
+
+    /** Collects settings; not thread-safe. Every setter rejects null at once. */
+    public static final class Builder {
+
+        private String address;
+        private List<String> clusterAddresses = List.of();
+        private List<String> redLockAddresses = List.of();
+        private Duration watchdogTimeout = DEFAULT_WATCHDOG_TIMEOUT;
+        private Duration fairLockWaitTimeout = DEFAULT_FAIR_LOCK_WAIT_TIMEOUT;
+        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        private Duration redLockAttemptTimeout = DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT;
+
+        private Builder() {
+        }
+
+        /**
+         * @param redisUri one server ({@code redis://host:port}, {@code rediss://} for TLS,
+         *     {@code redis://user:password@host}) or a Sentinel group
+         *     ({@code redis-sentinel://host:26379,host2:26379/0#mymaster}); not null
+         * @return this builder
+         */
+        public Builder address(String redisUri) {
+            this.address = Objects.requireNonNull(redisUri, "redisUri");
+            return this;
+        }
+
+        /**
+         * @param seedUris one or more nodes of a Redis Cluster; not null
+         * @return this builder
+         */
+        public Builder clusterAddresses(String... seedUris) {
+            this.clusterAddresses = List.of(Objects.requireNonNull(seedUris, "seedUris"));
+            return this;
+        }
+
+        /**
+         * @param masterUris at least three independent masters (no replication between them); not null
+         * @return this builder
+         */
+        public Builder redLockAddresses(String... masterUris) {
+            this.redLockAddresses = List.of(Objects.requireNonNull(masterUris, "masterUris"));
+            return this;
+        }
+
+        /**
+         * @param lease the lease of locks taken without one, renewed every {@code lease / 3}; positive
+         * @return this builder
+         */
+        public Builder watchdogTimeout(Duration lease) {
+            this.watchdogTimeout = Objects.requireNonNull(lease, "watchdogTimeout");
+            return this;
+        }
+
+        /**
+         * @param timeout how long a queued fair-lock waiter may go without retrying before it is
+         *     evicted, so that a dead process cannot block the queue; positive
+         * @return this builder
+         */
+        public Builder fairLockWaitTimeout(Duration timeout) {
+            this.fairLockWaitTimeout = Objects.requireNonNull(timeout, "fairLockWaitTimeout");
+            return this;
+        }
+
+        /**
+         * @param timeout the bound on one Redis round trip; positive
+         * @return this builder
+         */
+        public Builder commandTimeout(Duration timeout) {
+            this.commandTimeout = Objects.requireNonNull(timeout, "commandTimeout");
+            return this;
+        }
+
+        /**
+         * @param timeout how long one RedLock acquire waits for any single master; positive and
+         *     shorter than the command timeout (default 100 ms)
+         * @return this builder
+         */
+        public Builder redLockAttemptTimeout(Duration timeout) {
+            this.redLockAttemptTimeout = Objects.requireNonNull(timeout, "redLockAttemptTimeout");
+            return this;
+        }
+
+        /**
+         * @return the validated configuration
+         * @throws IllegalArgumentException if no address is set, both a single address and a
+         *     cluster are set, a URI is malformed, fewer than three RedLock masters are given, or a
+         *     duration is zero, negative or inconsistent with another
+         */
+        public LockConfig build() {
+            requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
+                    "no Redis configured: set address, clusterAddresses or redLockAddresses");
+            requireArgument(address == null || clusterAddresses.isEmpty(),
+                    "address and clusterAddresses are exclusive: got %s and %s", address, clusterAddresses);
+            requireArgument(redLockAddresses.isEmpty() || redLockAddresses.size() >= MIN_RED_LOCK_MASTERS,
+                    "redLockAddresses needs at least %s independent masters, got %s",
+                    MIN_RED_LOCK_MASTERS, redLockAddresses.size());
+            if (address != null) {
+                requireUri("address", address);
+            }
+            clusterAddresses.forEach(uri -> requireUri("clusterAddresses", uri));
+            redLockAddresses.forEach(uri -> requireUri("redLockAddresses", uri));
+            requirePositive("watchdogTimeout", watchdogTimeout);
+            requirePositive("fairLockWaitTimeout", fairLockWaitTimeout);
+            requirePositive("commandTimeout", commandTimeout);
+            requirePositive("redLockAttemptTimeout", redLockAttemptTimeout);
+            // A renewal sent at lease/3 must land before the lease runs out even when it takes
+            // the whole command timeout.
+            requireArgument(commandTimeout.multipliedBy(2).compareTo(watchdogTimeout) < 0,
+                    "commandTimeout (%s) must be shorter than half the watchdogTimeout (%s)",
+                    commandTimeout, watchdogTimeout);
+            requireArgument(redLockAttemptTimeout.compareTo(commandTimeout) <= 0,
+                    "redLockAttemptTimeout (%s) must not exceed commandTimeout (%s)",
+                    redLockAttemptTimeout, commandTimeout);
+            return new LockConfig(this);
+        }
+
+        private static void requireUri(String setting, String uri) {
+            try {
+                RedisURI.create(uri);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException(setting + " is not a Redis URI: " + uri, e);
+            }
+        }
+
+        private static void requirePositive(String setting, Duration value) {
+            requireArgument(!value.isNegative() && !value.isZero(), "%s must be positive: %s", setting, value);
+        }
+
+        private static void requireArgument(boolean condition, String template, Object... args) {
+            if (!condition) {
+                throw new IllegalArgumentException(String.format(template, args));
+            }
+        }
+    }
+}
