@@ -156,6 +156,10 @@ final class AcquireAttempt {
     }
 
     private void giveUp() {
+        Wakeups current = wakeups;
+        if (current != null) {
+            current.handOn();
+        }
         closeWakeups();
         protocol.abandon(owner).whenComplete((ok, failure) -> settled.complete(null));
     }
