@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -119,7 +118,7 @@ public final class BenchmarkSuite {
 
         /** @return a rough length of one run, JVM start and set-up included, in seconds */
         long estimateSeconds(Scenario scenario) {
-            long overhead = forks == 0 ? 1 : 4;
+            long overhead = forks == 0 ? 1 : 5;
             if (scenario.shape == Scenario.Shape.WATCHDOG) {
                 return watchdogHoldMillis / 1000 + 8 + overhead;
             }
@@ -328,6 +327,8 @@ public final class BenchmarkSuite {
         report.note("Redisson runs with its defaults, except the watchdog lease (as Latchkey's) and "
                 + RedissonBackend.SUBSCRIPTIONS_PER_CONNECTION + " channels per subscription connection (default 5):"
                 + " its fair lock subscribes one channel per waiter, and 1,000 waiters do not fit in 50 × 5.");
+        report.note("Redisson's RedLock is RedissonRedLock over one RedissonClient per master; Redisson deprecates"
+                + " it, but it is the RedLock Redisson ships.");
         report.note("Wait times are each acquisition's time in lock() (fair-queue: from a release to the next grant),"
                 + " measurement iterations only; CPU and Redis figures are deltas over the same iterations"
                 + " (client CPU = the benchmark JVM's whole process).");
