@@ -15,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,7 +89,15 @@ public final class BenchmarkSuite {
             }
             return;
         }
-        System.exit(new BenchmarkSuite(options, System.out).run());
+        int status;
+        try {
+            status = new BenchmarkSuite(options, System.out).run();
+        } catch (RuntimeException e) {
+            System.err.println("latchkey-benchmarks: the suite could not run: " + e);
+            e.printStackTrace();
+            status = 1;
+        }
+        System.exit(status);
     }
 
     /** The iteration settings of a full and a quick run. */
@@ -147,7 +157,12 @@ public final class BenchmarkSuite {
 
             int index = 0;
             for (Scenario scenario : scenarios) {
-                for (Library library : options.libraries) {
+                List<Library> order = new ArrayList<>(options.libraries);
+                if (timing.forks == 0 && index / order.size() % 2 == 1) {
+                    // One JVM for all runs: take turns at going first, so neither always meets a colder JIT.
+                    Collections.reverse(order);
+                }
+                for (Library library : order) {
                     index++;
                     report.add(runOne(scenario, library, index, runs));
                 }

@@ -49,12 +49,12 @@ public abstract class LockBenchmark {
         trialName = params.id();
         threads = params.getThreads();
         exclusion = new ExclusionCheck(locks());
-        backend = Library.of(library).open(watchdogLease());
-        redis = new RedisInfo(redisUris());
-        metrics = new TrialMetrics(redis);
         try {
+            backend = Library.of(library).open(watchdogLease());
+            redis = new RedisInfo(redisUris());
+            metrics = new TrialMetrics(redis);
             openLocks();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             closeQuietly();
             throw e;
         }
