@@ -90,8 +90,8 @@ public class FairQueueBenchmark extends LockBenchmark {
     @Benchmark
     public void awaitHandoff() throws InterruptedException {
         if (!grants.tryAcquire(GRANT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("no owner was granted the fair lock for " + GRANT_TIMEOUT_SECONDS
-                    + " s with " + waiters + " waiters queued: the queue is stuck");
+            throw new IllegalStateException("STALLED: no owner was granted the fair lock for " + GRANT_TIMEOUT_SECONDS
+                    + " s with " + waiters + " waiter(s) queued (a missed wake-up leaves the queue waiting for a timeout)");
         }
         Throwable failed = failure.get();
         if (failed != null) {
