@@ -54,13 +54,17 @@ final class SuiteReport {
             TextTable table = scenario.shape == Scenario.Shape.WATCHDOG
                     ? watchdogTable(byLibrary) : throughputTable(scenario, byLibrary);
             out.append(table.render(2));
-            if (scenario.shape == Scenario.Shape.THROUGHPUT) {
-                for (RunOutcome outcome : byLibrary.values()) {
-                    if (outcome.status != RunOutcome.Status.SKIPPED && !calls(outcome).isEmpty()) {
-                        out.append("  Redis commands per ").append(scenario.unit, 0, scenario.unit.length() - 1)
-                                .append(", ").append(outcome.library.title).append(": ")
-                                .append(commandsPer(outcome)).append('\n');
-                    }
+            for (RunOutcome outcome : byLibrary.values()) {
+                if (outcome.status == RunOutcome.Status.SKIPPED || calls(outcome).isEmpty()) {
+                    continue;
+                }
+                if (scenario.shape == Scenario.Shape.THROUGHPUT) {
+                    out.append("  Redis commands per ").append(scenario.unit, 0, scenario.unit.length() - 1)
+                            .append(", ").append(outcome.library.title).append(": ")
+                            .append(commandsPer(outcome)).append('\n');
+                } else {
+                    out.append("  Redis commands during the hold, ").append(outcome.library.title).append(": ")
+                            .append(commands(outcome)).append('\n');
                 }
             }
             for (RunOutcome outcome : byLibrary.values()) {
@@ -120,8 +124,6 @@ final class SuiteReport {
                 TextTable::count, "");
         row(table, byLibrary, "Redis commands incl. in scripts / min", o -> perMinute(o, o.metric(Keys.REDIS_COMMANDS)),
                 TextTable::count, "");
-        table.row("  by command, whole hold", commands(byLibrary.get(Library.LATCHKEY)),
-                commands(byLibrary.get(Library.REDISSON)));
         row(table, byLibrary, "client CPU / min (ms)", o -> scaled(perMinute(o, o.metric(Keys.CLIENT_CPU_NANOS)), 1e-6),
                 SuiteReport::decimal, "");
         row(table, byLibrary, "Redis CPU / min (ms)", o -> scaled(perMinute(o, o.metric(Keys.REDIS_CPU_NANOS)), 1e-6),
