@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class StockDemoTest {
 
@@ -26,6 +28,21 @@ class StockDemoTest {
         assertTrue(output.out.matches("(?s).*\\n  two holders at once +0 +ok\\n.*"), output::describe);
         assertTrue(output.out.matches("(?s).*\\n  stock left in Redis +0 +ok\\n.*"), output::describe);
         assertTrue(output.out.contains("PASS: 200 items sold exactly once by 2 instances × 3 threads"), output::describe);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fair", "red"})
+    @Timeout(60)
+    void otherLockKindsSellTheStockOrSayWhichModuleIsMissing(String kind) {
+        Output output = run("--lock", kind, "--instances", "2", "--threads", "2", "--stock", "60", "--timeout", "40");
+
+        if (output.status == StockDemo.USAGE) {
+            String module = kind.equals("fair") ? "io.latchkey:lock-fair" : "io.latchkey:lock-redlock";
+            assertTrue(output.err.contains("--lock " + kind + ": ") && output.err.contains(module), output::describe);
+        } else {
+            assertEquals(StockDemo.PASSED, output.status, output::describe);
+            assertTrue(output.out.contains("PASS: 60 items sold exactly once by 2 instances × 2 threads"), output::describe);
+        }
     }
 
     @Test
