@@ -1,0 +1,157 @@
+package io.latchkey.internal.client;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockConfig;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.watchdog.LeaseRenewer;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@link LockClient}: one topology's connections, one timer, one watchdog, and the lock kinds
+ * of other modules opened on first use. Thread-safe.
+ */
+public final class DefaultLockClient implements LockClient {
+
+    /** Fine enough for wait bounds measured in milliseconds, coarse enough to cost nothing idle. */
+    private static final long TIMER_TICK_MILLIS = 10;
+
+    private final LockConfig config;
+    private final HashedWheelTimer timer;
+    private final RedisTopology topology;
+    private final LockContext context;
+    private final Map<String, LockKind> kinds = new HashMap<>();
+    private boolean closed;
+
+    private DefaultLockClient(LockConfig config, HashedWheelTimer timer, RedisTopology topology) {
+        this.config = config;
+        this.timer = timer;
+        this.topology = topology;
+        if (topology == null) {
+            this.context = null;
+        } else {
+            UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), timer);
+            topology.listen(subscriptions);
+            this.context = new LockContext(UUID.randomUUID().toString(), config, topology.executor(), subscriptions,
+                    new LeaseRenewer(timer, config.watchdogTimeout()), timer, topology.publishCommand());
+        }
+    }
+
+    /**
+     * @param config the validated configuration
+     * @return a client connected to the configured Redis, or, with only RedLock masters
+     *     configured, one that connects to them when {@link #getRedLock} is first called
+     */
+    public static DefaultLockClient connect(LockConfig config) {
+        Objects.requireNonNull(config, "config");
+        HashedWheelTimer timer = new HashedWheelTimer(new DefaultThreadFactory("latchkey-timer", true),
+                TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS, 512);
+        try {
+            RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config))
+                    .orElse(null);
+            if (topology == null && !config.clusterAddresses().isEmpty()) {
+                throw new UnsupportedOperationException("Redis Cluster is not supported yet");
+            }
+            return new DefaultLockClient(config, timer, topology);
+        } catch (RuntimeException e) {
+            timer.stop();
+            throw e;
+        }
+    }
+
+    /** @return the configuration */
+    public LockConfig config() {
+        return config;
+    }
+
+    /** @return the shared machinery of Redis-backed locks; empty if only RedLock masters are configured */
+    public Optional<LockContext> context() {
+        return Optional.ofNullable(context);
+    }
+
+    @Override
+    public DistributedLock getLock(String name) {
+        return new LockFacade(new ReentrantLockProtocol(requireName(name), requireContext()));
+    }
+
+    @Override
+    public DistributedLock getFairLock(String name) {
+        return kind(LockKindProvider.FAIR, "io.latchkey:lock-fair").lock(requireName(name));
+    }
+
+    @Override
+    public DistributedLock getRedLock(String name) {
+        return kind(LockKindProvider.RED, "io.latchkey:lock-redlock").lock(requireName(name));
+    }
+
+    /**
+     * @return the context of Redis-backed locks
+     * @throws IllegalStateException if no single address or cluster is configured
+     */
+    public LockContext requireContext() {
+        if (context == null) {
+            throw new IllegalStateException("no Redis address configured: set LockConfig address or clusterAddresses");
+        }
+        return context;
+    }
+
+    private synchronized LockKind kind(String kind, String artifact) {
+        if (closed) {
+            throw new IllegalStateException("the LockClient is closed");
+        }
+        LockKind open = kinds.get(kind);
+        if (open == null) {
+            LockKindProvider provider = ServiceLoader.load(LockKindProvider.class, LockKindProvider.class.getClassLoader()).stream()
+                    .map(ServiceLoader.Provider::get)
+                    .filter(candidate -> candidate.kind().equals(kind))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException("this lock kind needs " + artifact + " on the class path"));
+            open = provider.open(this);
+            kinds.put(kind, open);
+        }
+        return open;
+    }
+
+    private static String requireName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("name must not be empty");
+        }
+        return name;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        kinds.values().forEach(LockKind::close);
+        if (context != null) {
+            context.renewer().close();
+            context.subscriptions().close();
+        }
+        timer.stop();
+        if (topology != null) {
+            topology.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockClient{" + config + '}';
+    }
+}

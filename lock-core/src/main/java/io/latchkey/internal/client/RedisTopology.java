@@ -1,0 +1,25 @@
+package io.latchkey.internal.client;
+
+import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+
+/** The connections to one Redis deployment: a command connection and a pub/sub connection. */
+interface RedisTopology extends AutoCloseable {
+
+    /** @return commands and scripts on the shared connection */
+    RedisExecutor executor();
+
+    /** @return subscribe and unsubscribe on the shared pub/sub connection */
+    SubscriptionCommands subscriptionCommands();
+
+    /** @param listener receives every message and (re)subscription of the pub/sub connection */
+    void listen(UnlockSubscriptions listener);
+
+    /** @return the command that release scripts publish with: {@code publish} or {@code spublish} */
+    String publishCommand();
+
+    /** Closes the connections and the client threads; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,103 @@
+package io.latchkey.internal.client;
+
+import io.latchkey.LockConfig;
+import io.latchkey.LockException;
+import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Redis server, or the master of a Sentinel group that Lettuce follows through failovers.
+ * Commands fail at once while disconnected rather than queue, so a caller never learns of an
+ * acquire only after it gave up.
+ */
+final class StandaloneTopology implements RedisTopology {
+
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final StatefulRedisPubSubConnection<String, String> pubSub;
+    private final RedisExecutor executor;
+
+    private StandaloneTopology(ClientResources resources, RedisClient client,
+                               StatefulRedisConnection<String, String> connection,
+                               StatefulRedisPubSubConnection<String, String> pubSub, Duration commandTimeout, String where) {
+        this.resources = resources;
+        this.client = client;
+        this.connection = connection;
+        this.pubSub = pubSub;
+        this.executor = new RedisExecutor(connection.async(), commandTimeout, where);
+    }
+
+    static StandaloneTopology connect(String address, LockConfig config) {
+        RedisURI uri = RedisURI.create(address);
+        uri.setTimeout(config.commandTimeout());
+        ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+        RedisClient client = RedisClient.create(resources, uri);
+        client.setOptions(clientOptions(config.commandTimeout()));
+        String where = uri.toString();
+        try {
+            StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+            StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
+            return new StandaloneTopology(resources, client, connection, pubSub, config.commandTimeout(), where);
+        } catch (RuntimeException e) {
+            shutdown(client, resources);
+            throw new LockException("cannot connect to Redis at " + where + ": " + e.getMessage(), e);
+        }
+    }
+
+    static ClientOptions clientOptions(Duration commandTimeout) {
+        return ClientOptions.builder()
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .autoReconnect(true)
+                .build();
+    }
+
+    @Override
+    public RedisExecutor executor() {
+        return executor;
+    }
+
+    @Override
+    public void listen(UnlockSubscriptions listener) {
+        pubSub.addListener(listener);
+    }
+
+    @Override
+    public SubscriptionCommands subscriptionCommands() {
+        return SubscriptionCommands.of(
+                channel -> pubSub.async().subscribe(channel).toCompletableFuture(),
+                channel -> pubSub.async().unsubscribe(channel).toCompletableFuture());
+    }
+
+    @Override
+    public String publishCommand() {
+        return "publish";
+    }
+
+    @Override
+    public void close() {
+        pubSub.close();
+        connection.close();
+        shutdown(client, resources);
+    }
+
+    private static void shutdown(RedisClient client, ClientResources resources) {
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+}

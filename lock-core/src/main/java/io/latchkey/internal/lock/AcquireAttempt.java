@@ -1,0 +1,169 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.internal.wakeup.Wakeups;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one acquire loop, as a chain of futures: try; if taken, join the lock's wake-ups and try
+ * once more (an unlock may have come before the subscription); then wait for a wake-up or the
+ * holder's lease, whichever is first, and try again, until acquired or the wait runs out.
+ *
+ * <p>Steps run one after another, each started by the completion of the last, so the fields
+ * need no locking. Giving up, whether the wait ran out or the attempt was cancelled, always
+ * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}.
+ */
+final class AcquireAttempt {
+
+    private static final long FOREVER = Long.MAX_VALUE;
+    private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final LockProtocol protocol;
+    private final long owner;
+    private final Lease lease;
+    private final long deadlineNanos;
+    private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+    private final CompletableFuture<Void> settled = new CompletableFuture<>();
+    private volatile Wakeups wakeups;
+
+    private AcquireAttempt(LockProtocol protocol, long owner, Lease lease, long waitNanos) {
+        this.protocol = protocol;
+        this.owner = owner;
+        this.lease = lease;
+        this.deadlineNanos = waitNanos == FOREVER ? FOREVER : System.nanoTime() + waitNanos;
+    }
+
+    /**
+     * @param waitNanos the longest wait, or {@link Long#MAX_VALUE} to wait as long as it takes
+     * @return the running attempt
+     */
+    static AcquireAttempt start(LockProtocol protocol, long owner, Lease lease, long waitNanos) {
+        AcquireAttempt attempt = new AcquireAttempt(protocol, owner, lease, waitNanos);
+        attempt.result.whenComplete((acquired, failure) -> {
+            Wakeups current = attempt.wakeups;
+            if (current != null) {
+                current.interrupt();
+            }
+        });
+        attempt.tryOnce();
+        return attempt;
+    }
+
+    static long forever() {
+        return FOREVER;
+    }
+
+    /** @return true once acquired, false when the wait ran out; fails with the Redis failure */
+    CompletableFuture<Boolean> result() {
+        return result;
+    }
+
+    /** @return completes when the attempt has finished and cleaned up after itself */
+    CompletableFuture<Void> settled() {
+        return settled;
+    }
+
+    /**
+     * Gives up: stops waiting, or, if the lock was already granted, releases that hold.
+     *
+     * @return completes when nothing of this attempt is left, in Redis or here
+     */
+    CompletableFuture<Void> cancel() {
+        if (result.cancel(false)) {
+            return settled;
+        }
+        if (!result.isCompletedExceptionally() && result.join()) {
+            return protocol.release(owner);
+        }
+        return settled;
+    }
+
+    private void tryOnce() {
+        if (result.isDone()) {
+            giveUp();
+            return;
+        }
+        Wakeups current = wakeups;
+        long seen = current == null ? 0 : current.sequence();
+        protocol.tryAcquire(owner, lease).whenComplete((waitMillis, failure) -> {
+            try {
+                afterTry(waitMillis, failure, seen);
+            } catch (RuntimeException e) {
+                fail(e);
+            }
+        });
+    }
+
+    private void afterTry(Long waitMillis, Throwable failure, long seen) {
+        if (failure != null) {
+            fail(failure);
+        } else if (waitMillis == null) {
+            acquired();
+        } else if (result.isDone()) {
+            giveUp();
+        } else if (remainingNanos() <= 0) {
+            result.complete(false);
+            giveUp();
+        } else if (wakeups == null) {
+            protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
+                if (joinFailure != null) {
+                    fail(joinFailure);
+                } else {
+                    wakeups = joined;
+                    tryOnce();
+                }
+            });
+        } else {
+            wakeups.await(seen, waitBound(waitMillis)).whenComplete((ignored, waitFailure) -> {
+                if (waitFailure != null) {
+                    fail(waitFailure);
+                } else {
+                    tryOnce();
+                }
+            });
+        }
+    }
+
+    private long waitBound(long holderLeaseMillis) {
+        long remaining = remainingNanos();
+        if (holderLeaseMillis < 0) {
+            return remaining;
+        }
+        return Math.max(MIN_WAIT_NANOS, Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(holderLeaseMillis)));
+    }
+
+    private long remainingNanos() {
+        return deadlineNanos == FOREVER ? FOREVER : deadlineNanos - System.nanoTime();
+    }
+
+    private void acquired() {
+        if (result.complete(true)) {
+            closeWakeups();
+            settled.complete(null);
+        } else {
+            // Cancelled while the granting try was in flight: hand the hold back.
+            protocol.release(owner).whenComplete((ok, failure) -> giveUp());
+        }
+    }
+
+    private void fail(Throwable failure) {
+        closeWakeups();
+        protocol.abandon(owner).whenComplete((ok, ignored) -> {
+            result.completeExceptionally(failure);
+            settled.complete(null);
+        });
+    }
+
+    private void giveUp() {
+        closeWakeups();
+        protocol.abandon(owner).whenComplete((ok, failure) -> settled.complete(null));
+    }
+
+    private void closeWakeups() {
+        Wakeups current = wakeups;
+        if (current != null) {
+            current.close();
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.latchkey.internal.lock;
+
+import java.time.Duration;
+
+/**
+ * How long a hold lasts: the client's watchdog lease, renewed while held, or a fixed lease.
+ *
+ * @param millis the lease in milliseconds, as PEXPIRE takes it
+ * @param renewed true for the watchdog lease
+ */
+public record Lease(long millis, boolean renewed) {
+
+    /**
+     * @param watchdogTimeout the client's watchdog lease
+     * @return the renewed lease
+     */
+    public static Lease watchdog(Duration watchdogTimeout) {
+        return new Lease(watchdogTimeout.toMillis(), true);
+    }
+
+    /**
+     * @param leaseTime a validated, positive lease
+     * @return a lease never renewed; at least one millisecond, the least Redis can expire
+     */
+    public static Lease fixed(Duration leaseTime) {
+        return new Lease(Math.max(1, leaseTime.toMillis()), false);
+    }
+}

@@ -1,0 +1,31 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.LockConfig;
+import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.watchdog.LeaseRenewer;
+import io.netty.util.Timer;
+
+/**
+ * What every Redis-backed lock of one client shares.
+ *
+ * @param clientId the random id that prefixes every owner field of this client
+ * @param config the client's configuration
+ * @param executor commands and scripts on the shared connection
+ * @param subscriptions unlock messages on the shared pub/sub connection
+ * @param renewer the watchdog
+ * @param timer the client's one timer
+ * @param publishCommand {@code publish}, or {@code spublish} where sharded pub/sub carries unlock messages
+ */
+public record LockContext(String clientId, LockConfig config, RedisExecutor executor,
+                          UnlockSubscriptions subscriptions, LeaseRenewer renewer, Timer timer,
+                          String publishCommand) {
+
+    /**
+     * @param owner an owner id
+     * @return the owner's hash field: {@code <clientId>:<ownerId>}
+     */
+    public String field(long owner) {
+        return clientId + ':' + owner;
+    }
+}

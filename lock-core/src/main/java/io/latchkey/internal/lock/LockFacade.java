@@ -1,0 +1,323 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockException;
+import io.latchkey.internal.redis.RedisFailures;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * {@link DistributedLock} for every lock kind: validates arguments, picks the owner and lease,
+ * runs the one {@link AcquireAttempt} loop, and gives the blocking methods their interrupt
+ * semantics by waiting on its futures. Thread-safe; holds no per-call state.
+ */
+public final class LockFacade implements DistributedLock {
+
+    private final LockProtocol protocol;
+
+    /** @param protocol the lock kind's Redis side */
+    public LockFacade(LockProtocol protocol) {
+        this.protocol = Objects.requireNonNull(protocol, "protocol");
+    }
+
+    /** @return the lock kind's Redis side, for combinators such as RedLock */
+    public LockProtocol protocol() {
+        return protocol;
+    }
+
+    @Override
+    public String getName() {
+        return protocol.name();
+    }
+
+    // ---- blocking ----------------------------------------------------------------------------
+
+    @Override
+    public void lock() {
+        lockUninterruptibly(watchdogLease());
+    }
+
+    @Override
+    public void lock(Duration leaseTime) {
+        lockUninterruptibly(fixedLease(leaseTime));
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquireInterruptibly(watchdogLease(), AcquireAttempt.forever());
+    }
+
+    @Override
+    public void lockInterruptibly(Duration leaseTime) throws InterruptedException {
+        acquireInterruptibly(fixedLease(leaseTime), AcquireAttempt.forever());
+    }
+
+    @Override
+    public boolean tryLock() {
+        return await(protocol.tryAcquire(currentOwner(), watchdogLease())) == null;
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        return tryLock(Duration.of(time, unit.toChronoUnit()));
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime) throws InterruptedException {
+        return acquireInterruptibly(watchdogLease(), waitNanos(waitTime));
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
+        long wait = waitNanos(waitTime);
+        return acquireInterruptibly(fixedLease(leaseTime), wait);
+    }
+
+    @Override
+    public void unlock() {
+        await(protocol.release(currentOwner()));
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        return await(protocol.forceRelease());
+    }
+
+    @Override
+    public boolean isLocked() {
+        return await(protocol.isLocked());
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return isHeldBy(currentOwner());
+    }
+
+    @Override
+    public boolean isHeldBy(long ownerId) {
+        return await(protocol.holdCount(ownerId)) > 0;
+    }
+
+    @Override
+    public int getHoldCount() {
+        return await(protocol.holdCount(currentOwner()));
+    }
+
+    @Override
+    public Duration remainingLease() {
+        return await(protocol.remainingLease());
+    }
+
+    // ---- async -------------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<Void> lockAsync() {
+        return lockAsync(currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(long ownerId) {
+        return start(ownerId, watchdogLease(), AcquireAttempt.forever(), acquired -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(Duration leaseTime) {
+        return lockAsync(leaseTime, currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(Duration leaseTime, long ownerId) {
+        return start(ownerId, fixedLease(leaseTime), AcquireAttempt.forever(), acquired -> null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync() {
+        return tryLockAsync(Duration.ZERO);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime) {
+        return start(currentOwner(), watchdogLease(), waitNanos(waitTime), Function.identity());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, Duration leaseTime) {
+        return tryLockAsync(waitTime, leaseTime, currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, Duration leaseTime, long ownerId) {
+        long wait = waitNanos(waitTime);
+        return start(ownerId, fixedLease(leaseTime), wait, Function.identity());
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync() {
+        return unlockAsync(currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync(long ownerId) {
+        return protocol.release(ownerId);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlockAsync() {
+        return protocol.forceRelease();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLockedAsync() {
+        return protocol.isLocked();
+    }
+
+    // ---- machinery ---------------------------------------------------------------------------
+
+    /**
+     * Runs an attempt behind a future of the caller's own, so that cancelling it (or completing
+     * it from outside) abandons the attempt and gives back a hold it may have won meanwhile.
+     */
+    private <T> CompletableFuture<T> start(long owner, Lease lease, long waitNanos, Function<Boolean, T> outcome) {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, owner, lease, waitNanos);
+        CompletableFuture<T> caller = new CompletableFuture<>();
+        attempt.result().whenComplete((acquired, failure) -> {
+            if (failure != null) {
+                caller.completeExceptionally(RedisFailures.unwrap(failure));
+            } else {
+                caller.complete(outcome.apply(acquired));
+            }
+        });
+        caller.whenComplete((value, failure) -> {
+            if (!attempt.result().isDone() || caller.isCancelled()) {
+                attempt.cancel();
+            }
+        });
+        return caller;
+    }
+
+    private boolean acquireInterruptibly(Lease lease, long waitNanos) throws InterruptedException {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, currentOwner(), lease, waitNanos);
+        try {
+            return attempt.result().get();
+        } catch (InterruptedException e) {
+            awaitUninterruptibly(attempt.cancel());
+            throw e;
+        } catch (ExecutionException e) {
+            throw rethrow(e);
+        }
+    }
+
+    private void lockUninterruptibly(Lease lease) {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, currentOwner(), lease, AcquireAttempt.forever());
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    attempt.result().get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw rethrow(e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Waits for one Redis round trip, itself bounded by the command timeout; keeps interrupts. */
+    private <T> T await(CompletableFuture<T> future) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw rethrow(e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** For clean-up after an interrupt: the caller throws InterruptedException, which clears the flag. */
+    private static void awaitUninterruptibly(CompletableFuture<?> future) {
+        while (true) {
+            try {
+                future.get();
+                return;
+            } catch (InterruptedException e) {
+                // keep cleaning up: returning now could leave a hold or a queue entry behind
+            } catch (ExecutionException e) {
+                return;
+            }
+        }
+    }
+
+    /** Rethrows on the caller's thread, so its stack trace shows where the caller was. */
+    private RuntimeException rethrow(ExecutionException e) {
+        Throwable cause = RedisFailures.unwrap(e);
+        if (cause instanceof IllegalMonitorStateException) {
+            IllegalMonitorStateException here = new IllegalMonitorStateException(cause.getMessage());
+            here.initCause(cause);
+            return here;
+        }
+        if (cause instanceof LockException) {
+            return new LockException(cause.getMessage(), cause);
+        }
+        if (cause instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return new LockException("lock '" + protocol.name() + "' failed", cause);
+    }
+
+    @SuppressWarnings("deprecation") // Thread.threadId() arrives in Java 19; getId() is the same number
+    private static long currentOwner() {
+        return Thread.currentThread().getId();
+    }
+
+    private Lease watchdogLease() {
+        return Lease.watchdog(protocol.watchdogTimeout());
+    }
+
+    private static Lease fixedLease(Duration leaseTime) {
+        Objects.requireNonNull(leaseTime, "leaseTime");
+        if (leaseTime.isNegative() || leaseTime.isZero()) {
+            throw new IllegalArgumentException("leaseTime must be positive: " + leaseTime);
+        }
+        return Lease.fixed(leaseTime);
+    }
+
+    private static long waitNanos(Duration waitTime) {
+        Objects.requireNonNull(waitTime, "waitTime");
+        if (waitTime.isNegative()) {
+            throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
+        }
+        try {
+            return waitTime.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return AcquireAttempt.forever();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock{" + protocol.name() + '}';
+    }
+}

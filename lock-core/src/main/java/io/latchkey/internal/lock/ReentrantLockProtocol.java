@@ -1,0 +1,114 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.latchkey.internal.wakeup.Wakeups;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The reentrant, non-fair lock: a hash of owner to hold count, one script call to acquire and one
+ * to release, the release publishing the unlock message itself. Thread-safe.
+ */
+public final class ReentrantLockProtocol implements LockProtocol {
+
+    private static final Script ACQUIRE = Script.load(ReentrantLockProtocol.class, "acquire.lua");
+    private static final Script RELEASE = Script.load(ReentrantLockProtocol.class, "release.lua");
+    private static final Script FORCE_RELEASE = Script.load(ReentrantLockProtocol.class, "force-release.lua");
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    private final String name;
+    private final LockKeys keys;
+    private final LockContext context;
+
+    /**
+     * @param name the lock's name
+     * @param context the client's shared machinery
+     */
+    public ReentrantLockProtocol(String name, LockContext context) {
+        this.name = name;
+        this.keys = LockKeys.of(name);
+        this.context = context;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** @return the lock's keys */
+    public LockKeys keys() {
+        return keys;
+    }
+
+    /** @return the client's shared machinery */
+    public LockContext context() {
+        return context;
+    }
+
+    @Override
+    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+        String field = context.field(owner);
+        return context.executor().<Long>eval(name, ACQUIRE, ScriptOutputType.INTEGER,
+                new String[] {keys.lock()}, Long.toString(lease.millis()), field).thenApply(holderLease -> {
+                    if (holderLease == null && lease.renewed()) {
+                        context.renewer().register(context.executor(), keys.lock(), field, LeaseListener.LOG);
+                    }
+                    return holderLease;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> release(long owner) {
+        String field = context.field(owner);
+        return context.executor().<Long>eval(name, RELEASE, ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), keys.channel()}, field, context.publishCommand()).thenApply(left -> {
+                    if (left == null) {
+                        throw new IllegalMonitorStateException("lock '" + name + "' is not held by owner " + owner + " of this client");
+                    }
+                    if (left == 0) {
+                        context.renewer().cancel(context.executor(), keys.lock(), field);
+                    }
+                    return null;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(long owner) {
+        return DONE;
+    }
+
+    @Override
+    public CompletableFuture<Wakeups> wakeups(long owner) {
+        return context.subscriptions().join(keys.channel(), null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease() {
+        return context.executor().<Long>eval(name, FORCE_RELEASE, ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), keys.channel()}, context.publishCommand()).thenApply(deleted -> deleted == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked() {
+        return context.executor().call(name, redis -> redis.exists(keys.lock())).thenApply(count -> count > 0);
+    }
+
+    @Override
+    public CompletableFuture<Integer> holdCount(long owner) {
+        return context.executor().call(name, redis -> redis.hget(keys.lock(), context.field(owner)))
+                .thenApply(count -> count == null ? 0 : Integer.parseInt(count));
+    }
+
+    @Override
+    public CompletableFuture<Duration> remainingLease() {
+        return context.executor().call(name, redis -> redis.pttl(keys.lock()))
+                .thenApply(millis -> millis > 0 ? Duration.ofMillis(millis) : Duration.ZERO);
+    }
+
+    @Override
+    public Duration watchdogTimeout() {
+        return context.config().watchdogTimeout();
+    }
+}

@@ -1,0 +1,50 @@
+package io.latchkey.internal.redis;
+
+import io.latchkey.LockException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** The one place where failures of Redis calls become {@link LockException}s. */
+public final class RedisFailures {
+
+    private RedisFailures() {
+    }
+
+    /**
+     * @param lockName the lock the call was for
+     * @param commandTimeout the bound the call ran under, for the message
+     * @param failure what the Redis client reported
+     * @return the exception the caller sees; exceptions that already carry lock semantics
+     *     (a {@link LockException}, an {@link IllegalMonitorStateException}) pass unchanged
+     */
+    public static RuntimeException toLockException(String lockName, Duration commandTimeout, Throwable failure) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof LockException || cause instanceof IllegalMonitorStateException
+                || cause instanceof CancellationException) {
+            return (RuntimeException) cause;
+        }
+        if (cause instanceof RedisCommandTimeoutException) {
+            return new LockException("Redis did not answer within " + commandTimeout + " for lock '" + lockName + "'", cause);
+        }
+        if (cause instanceof RedisConnectionException) {
+            return new LockException("Redis is unreachable for lock '" + lockName + "': " + cause.getMessage(), cause);
+        }
+        return new LockException("Redis call for lock '" + lockName + "' failed: " + cause.getMessage(), cause);
+    }
+
+    /**
+     * @param failure a failure as a future reports it
+     * @return the failure without the {@link CompletionException} or {@link ExecutionException} wrapper
+     */
+    public static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+}

@@ -1,0 +1,70 @@
+package io.latchkey.internal.wakeup;
+
+import java.util.Iterator;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The local waiters of one unlock channel, oldest first. */
+final class ChannelWaiters {
+
+    final String channel;
+    /** Guarded by the owning {@link UnlockSubscriptions}. */
+    int references;
+    /** Guarded by the owning {@link UnlockSubscriptions}. */
+    CompletableFuture<Void> subscribed;
+
+    private final AtomicLong sequence = new AtomicLong();
+    private final ConcurrentLinkedQueue<PendingWake> pending = new ConcurrentLinkedQueue<>();
+
+    ChannelWaiters(String channel) {
+        this.channel = channel;
+    }
+
+    long sequence() {
+        return sequence.get();
+    }
+
+    /**
+     * Parks a waiter; wakes it at once if a signal came since {@code seenSequence}, because that
+     * signal found it busy trying and woke nobody on its behalf.
+     */
+    void park(PendingWake wake, long seenSequence) {
+        pending.add(wake);
+        if (sequence.get() != seenSequence) {
+            wake.wake();
+        }
+    }
+
+    void unpark(PendingWake wake) {
+        pending.remove(wake);
+    }
+
+    /**
+     * An empty message wakes the oldest waiter that is still waiting; a message naming a waiter
+     * wakes that one only, if it waits here.
+     */
+    void signal(String message) {
+        sequence.incrementAndGet();
+        boolean addressed = message != null && !message.isEmpty();
+        for (Iterator<PendingWake> it = pending.iterator(); it.hasNext(); ) {
+            PendingWake wake = it.next();
+            if (addressed && !Objects.equals(message, wake.address)) {
+                continue;
+            }
+            if (wake.wake()) {
+                return;
+            }
+        }
+    }
+
+    void signalAll() {
+        sequence.incrementAndGet();
+        pending.forEach(PendingWake::wake);
+    }
+
+    void failAll(RuntimeException failure) {
+        pending.forEach(wake -> wake.fail(failure));
+    }
+}

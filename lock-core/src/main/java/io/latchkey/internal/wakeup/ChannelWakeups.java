@@ -1,0 +1,63 @@
+package io.latchkey.internal.wakeup;
+
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/** One acquire attempt's view of a channel's unlock messages. */
+final class ChannelWakeups implements Wakeups {
+
+    private final ChannelWaiters waiters;
+    private final String address;
+    private final Timer timer;
+    private final Consumer<ChannelWaiters> onClose;
+    private volatile PendingWake current;
+    private boolean closed;
+
+    ChannelWakeups(ChannelWaiters waiters, String address, Timer timer, Consumer<ChannelWaiters> onClose) {
+        this.waiters = waiters;
+        this.address = address;
+        this.timer = timer;
+        this.onClose = onClose;
+    }
+
+    @Override
+    public long sequence() {
+        return waiters.sequence();
+    }
+
+    @Override
+    public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
+        PendingWake wake = new PendingWake(address);
+        current = wake;
+        wake.done.whenComplete((ok, failure) -> {
+            waiters.unpark(wake);
+            Timeout timeout = wake.timeout;
+            if (timeout != null) {
+                timeout.cancel();
+            }
+        });
+        wake.timeout = timer.newTimeout(t -> wake.wake(), timeoutNanos, TimeUnit.NANOSECONDS);
+        waiters.park(wake, seenSequence);
+        return wake.done;
+    }
+
+    @Override
+    public void interrupt() {
+        PendingWake wake = current;
+        if (wake != null) {
+            wake.wake();
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            interrupt();
+            onClose.accept(waiters);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package io.latchkey.internal.wakeup;
+
+import io.latchkey.LockException;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.netty.util.Timer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reference-counted subscriptions to unlock channels, all carried by one pub/sub connection.
+ *
+ * <p>The first waiter on a channel subscribes, the last one to leave unsubscribes. A message
+ * wakes as few local waiters as can use it: the one it names, or else the longest-waiting one.
+ * When the connection re-subscribes after a reconnect, every waiter of that channel is woken to
+ * re-check the lock, because messages sent while it was away are lost. Thread-safe.
+ */
+public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(UnlockSubscriptions.class);
+
+    private final SubscriptionCommands commands;
+    private final Timer timer;
+    private final Map<String, ChannelWaiters> channels = new HashMap<>();
+    private boolean closed;
+
+    /**
+     * @param commands subscribes and unsubscribes on the shared connection; this object must be
+     *     registered as that connection's listener
+     * @param timer bounds each wait
+     */
+    public UnlockSubscriptions(SubscriptionCommands commands, Timer timer) {
+        this.commands = commands;
+        this.timer = timer;
+    }
+
+    /**
+     * Joins a channel; the future completes once Redis confirmed the subscription, so that a
+     * try made after it cannot miss an unlock.
+     *
+     * @param channel the unlock channel
+     * @param address the waiter's own name in messages that name one waiter; null if the lock
+     *     kind sends unaddressed messages
+     * @return wakeups for one acquire attempt; close them when done
+     */
+    public CompletableFuture<Wakeups> join(String channel, String address) {
+        ChannelWaiters waiters;
+        CompletableFuture<Void> subscribed;
+        synchronized (this) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new LockException("the LockClient is closed"));
+            }
+            waiters = channels.computeIfAbsent(channel, ChannelWaiters::new);
+            if (waiters.references++ == 0) {
+                waiters.subscribed = commands.subscribe(channel);
+            }
+            subscribed = waiters.subscribed;
+        }
+        ChannelWaiters joined = waiters;
+        return subscribed.handle((ok, failure) -> {
+            Wakeups wakeups = new ChannelWakeups(joined, address, timer, this::leave);
+            if (failure != null) {
+                wakeups.close();
+                throw new LockException("cannot subscribe to " + channel, failure);
+            }
+            return wakeups;
+        });
+    }
+
+    private void leave(ChannelWaiters waiters) {
+        synchronized (this) {
+            if (--waiters.references > 0 || closed) {
+                return;
+            }
+            channels.remove(waiters.channel);
+            // Ordered after any SUBSCRIBE on the same connection, so a later join re-subscribes.
+            commands.unsubscribe(waiters.channel).whenComplete((ok, failure) -> {
+                if (failure != null) {
+                    log.debug("unsubscribe from {} failed; the connection is likely gone", waiters.channel, failure);
+                }
+            });
+        }
+    }
+
+    /** @return how many channels are subscribed now */
+    public synchronized int subscribedChannels() {
+        return channels.size();
+    }
+
+    @Override
+    public void message(String channel, String message) {
+        ChannelWaiters waiters = find(channel);
+        if (waiters != null) {
+            waiters.signal(message);
+        }
+    }
+
+    @Override
+    public void smessage(String channel, String message) {
+        message(channel, message);
+    }
+
+    @Override
+    public void subscribed(String channel, long count) {
+        resubscribed(channel);
+    }
+
+    @Override
+    public void ssubscribed(String channel, long count) {
+        resubscribed(channel);
+    }
+
+    private void resubscribed(String channel) {
+        ChannelWaiters waiters = find(channel);
+        if (waiters != null) {
+            waiters.signalAll();
+        }
+    }
+
+    private synchronized ChannelWaiters find(String channel) {
+        return channels.get(channel);
+    }
+
+    /** Fails every pending wait; later joins fail at once. Idempotent. */
+    @Override
+    public void close() {
+        Map<String, ChannelWaiters> left;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            left = new HashMap<>(channels);
+            channels.clear();
+        }
+        left.values().forEach(waiters -> waiters.failAll(new LockException("the LockClient was closed while waiting")));
+    }
+
+    /** Subscribe and unsubscribe on the shared connection: classic or sharded pub/sub. */
+    public interface SubscriptionCommands {
+
+        /**
+         * @param channel the channel
+         * @return completes when Redis confirmed
+         */
+        CompletableFuture<Void> subscribe(String channel);
+
+        /**
+         * @param channel the channel
+         * @return completes when Redis confirmed
+         */
+        CompletableFuture<Void> unsubscribe(String channel);
+
+        /**
+         * @param subscribe the connection's subscribe call
+         * @param unsubscribe the connection's unsubscribe call
+         * @return the pair as one
+         */
+        static SubscriptionCommands of(Function<String, CompletableFuture<Void>> subscribe,
+                                       Function<String, CompletableFuture<Void>> unsubscribe) {
+            return new SubscriptionCommands() {
+                @Override
+                public CompletableFuture<Void> subscribe(String channel) {
+                    return subscribe.apply(channel);
+                }
+
+                @Override
+                public CompletableFuture<Void> unsubscribe(String channel) {
+                    return unsubscribe.apply(channel);
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.latchkey.internal.wakeup;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What an acquire attempt waits on between tries: unlock messages, or for lock kinds without
+ * them, just time. One per attempt; not shared between threads at once.
+ */
+public interface Wakeups extends AutoCloseable {
+
+    /**
+     * @return a counter of the signals seen so far; read it before a try and pass it to
+     *     {@link #await} so that a signal arriving during the try is not lost
+     */
+    long sequence();
+
+    /**
+     * @param seenSequence {@link #sequence()} as read before the last try
+     * @param timeoutNanos the longest wait; positive
+     * @return completes normally on a signal newer than {@code seenSequence}, at the timeout, or
+     *     at {@link #interrupt()}, whichever comes first; the caller tries again in each case
+     */
+    CompletableFuture<Void> await(long seenSequence, long timeoutNanos);
+
+    /** Ends the pending {@link #await} now, so the attempt can notice it was abandoned. */
+    void interrupt();
+
+    /** Stops listening; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,18 @@
+/**
+ * Latchkey core: {@link io.latchkey.LockClient}, the reentrant lock, the watchdog and the
+ * machinery that other lock kinds build on.
+ */
+module io.latchkey.core {
+    requires transitive lettuce.core;
+    requires io.netty.common;
+    requires org.slf4j;
+
+    exports io.latchkey;
+    exports io.latchkey.internal.client to io.latchkey.fair, io.latchkey.redlock;
+    exports io.latchkey.internal.lock to io.latchkey.fair, io.latchkey.redlock;
+    exports io.latchkey.internal.redis to io.latchkey.fair, io.latchkey.redlock;
+    exports io.latchkey.internal.wakeup to io.latchkey.fair, io.latchkey.redlock;
+    exports io.latchkey.internal.watchdog to io.latchkey.fair, io.latchkey.redlock;
+
+    uses io.latchkey.internal.client.LockKindProvider;
+}

@@ -1,0 +1,467 @@
+package io.latchkey.testing;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One real {@code redis-server} process on a free loopback port, for tests that need Redis and
+ * for tests that break it: stop, kill, pause, resume and restart on the same port.
+ *
+ * <p>The server runs the binary {@link RedisBinary#path()} chooses, with its own temporary
+ * directory as {@code --dir}, persistence off ({@code --save ""}, {@code --appendonly no}) and
+ * its output in {@link #logFile()}. It is reachable at {@link #uri()} only from this host.
+ *
+ * <p>Always {@link #close()} it, best with try-with-resources or in an {@code @AfterAll}: that
+ * kills the process and deletes the directory. A server that is not closed is still killed when
+ * the JVM exits, by a shutdown hook.
+ *
+ * <p>Thread-safe: the lifecycle methods are serialized. Every method that waits does so with a
+ * bound, and throws {@link RedisFixtureException} when the bound passes.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
+
+    private static final String HOST = "127.0.0.1";
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration PING_TIMEOUT = Duration.ofMillis(500);
+    private static final long EXIT_POLL_MILLIS = 10;
+    private static final int START_ATTEMPTS = 5;
+    private static final int LOG_TAIL_BYTES = 4096;
+    private static final String PORT_IN_USE = "Address already in use";
+
+    private final Path binary;
+    private final List<String> extraArgs;
+    private final Path dir;
+    private final Path logFile;
+
+    // Chosen while starting, then fixed; volatile for the shutdown hook, which takes no lock.
+    private volatile int port;
+    private volatile Process process;
+    private boolean paused;
+    private boolean closed;
+
+    private RedisServer(Path binary, List<String> extraArgs, Path dir) {
+        this.binary = binary;
+        this.extraArgs = extraArgs;
+        this.dir = dir;
+        this.logFile = dir.resolve("redis.log");
+    }
+
+    /**
+     * Starts a server on a free port of 127.0.0.1 and waits until it answers {@code PING}.
+     *
+     * <p>If another process takes the chosen port before Redis binds it, the server is started
+     * again on another port, a few times at most.
+     *
+     * @param extraArgs arguments appended to the command line, so they override the fixture's
+     *        defaults, for example {@code "--requirepass", "secret"}; none may be null
+     * @return the running server
+     * @throws RedisFixtureException if no binary is available, or the server exits or does not
+     *         answer within 10 seconds; the message ends with the tail of the server's log
+     */
+    public static RedisServer start(String... extraArgs) {
+        return start(() -> FreePorts.pick(HOST), extraArgs);
+    }
+
+    /** Like {@link #start(String...)}, with the source of free ports given, so tests can force a taken one. */
+    static RedisServer start(IntSupplier freePorts, String... extraArgs) {
+        List<String> args = List.of(extraArgs);
+        Path binary = RedisBinary.path();
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("latchkey-redis-");
+        } catch (IOException e) {
+            throw new RedisFixtureException("cannot create a directory for redis-server", e);
+        }
+        RedisServer server = new RedisServer(binary, args, dir);
+        // Registered before any process exists, so that none can outlive the JVM.
+        LiveServers.register(server);
+        try {
+            server.startOnFreePort(freePorts);
+            return server;
+        } catch (RuntimeException | Error e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** @return the TCP port, the same for the life of this object, restarts included */
+    public int port() {
+        return port;
+    }
+
+    /** @return {@code "127.0.0.1"}, the only address the server listens on */
+    public String host() {
+        return HOST;
+    }
+
+    /** @return {@code "redis://127.0.0.1:<port>"}, without credentials even if a password is set */
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /**
+     * @return the process id of the latest process; it changes with each {@link #restart()}, and
+     *         stays readable after the process ended
+     */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * @return the version of the binary this server runs, such as {@code "7.0.15"}
+     * @throws RedisFixtureException if the version cannot be read
+     */
+    public String version() {
+        return RedisBinary.versionOf(binary);
+    }
+
+    /** @return the executable this server runs */
+    public Path binary() {
+        return binary;
+    }
+
+    /**
+     * @return the file that holds the server's standard output and error, across restarts; it is
+     *         deleted by {@link #close()}
+     */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /** @return whether the process is alive, also while it is paused */
+    public boolean isRunning() {
+        Process current = process;
+        return current != null && current.isAlive();
+    }
+
+    /** @return whether the process is alive and paused by {@link #pause()} */
+    public synchronized boolean isPaused() {
+        return paused && isRunning();
+    }
+
+    /**
+     * Sends {@code PING} on a new connection.
+     *
+     * @param timeout the longest time to wait for the connection and the reply, positive, not null
+     * @return whether the server answered {@code +PONG} (or {@code -NOAUTH}) in time; false while
+     *         it is paused, stopped or killed
+     */
+    public boolean ping(Duration timeout) {
+        return RedisPing.answers(HOST, port, timeout);
+    }
+
+    /**
+     * Shuts the server down gracefully with {@code SIGTERM} and waits until the process has exited.
+     * A paused server is resumed first, since a stopped process cannot act on {@code SIGTERM}.
+     * Does nothing if the process is not running.
+     *
+     * @throws IllegalStateException if the server is closed
+     * @throws RedisFixtureException if the process has not exited after 10 seconds; it is then
+     *         killed with {@code SIGKILL} before this is thrown
+     */
+    public synchronized void stop() {
+        requireOpen();
+        if (!isRunning()) {
+            return;
+        }
+        if (paused) {
+            resume();
+        }
+        // Process.destroy() is SIGTERM on Unix, which Redis handles as SHUTDOWN.
+        process.destroy();
+        if (!awaitExit(process, EXIT_TIMEOUT)) {
+            process.destroyForcibly();
+            awaitExit(process, EXIT_TIMEOUT);
+            throw new RedisFixtureException(this + " ignored SIGTERM for " + EXIT_TIMEOUT.toSeconds()
+                    + " s and was killed" + logTail(0));
+        }
+    }
+
+    /**
+     * Kills the process with {@code SIGKILL}, as a crash would end it, and waits until it has exited.
+     * Works on a paused server too. Does nothing if the process is not running.
+     *
+     * @throws IllegalStateException if the server is closed
+     * @throws RedisFixtureException if the process has not exited after 10 seconds
+     */
+    public synchronized void kill() {
+        requireOpen();
+        if (!isRunning()) {
+            return;
+        }
+        process.destroyForcibly();
+        paused = false;
+        if (!awaitExit(process, EXIT_TIMEOUT)) {
+            throw new RedisFixtureException(this + " did not exit " + EXIT_TIMEOUT.toSeconds() + " s after SIGKILL");
+        }
+    }
+
+    /**
+     * Freezes the process with {@code SIGSTOP}: connections stay open and new ones are accepted
+     * by the kernel, but no command is answered until {@link #resume()}, as with a long GC pause
+     * or a stalled host. Does nothing if already paused.
+     *
+     * @throws IllegalStateException if the server is closed or not running
+     * @throws RedisFixtureException if the signal cannot be sent
+     */
+    public synchronized void pause() {
+        requireOpen();
+        if (!isRunning()) {
+            throw new IllegalStateException(this + " is not running");
+        }
+        if (!paused) {
+            ProcessSignals.stop(process.pid());
+            paused = true;
+        }
+    }
+
+    /**
+     * Lets a paused process continue with {@code SIGCONT}. Does nothing if it is not paused.
+     *
+     * @throws IllegalStateException if the server is closed
+     * @throws RedisFixtureException if the signal cannot be sent
+     */
+    public synchronized void resume() {
+        requireOpen();
+        if (paused && isRunning()) {
+            ProcessSignals.resume(process.pid());
+        }
+        paused = false;
+    }
+
+    /**
+     * Starts a new process after {@link #stop()} or {@link #kill()}, on the same port, with the
+     * same arguments and directory, and waits until it answers {@code PING}. The data is gone:
+     * the fixture runs Redis without persistence, unless the extra arguments turned it on.
+     *
+     * @throws IllegalStateException if the server is closed or still running
+     * @throws RedisFixtureException if the port has been taken meanwhile, or the server exits or
+     *         does not answer within 10 seconds
+     */
+    public synchronized void restart() {
+        requireOpen();
+        if (isRunning()) {
+            throw new IllegalStateException(this + " is still running; stop() or kill() it first");
+        }
+        long logOffset = logSize();
+        Outcome outcome = launchAndAwait(logOffset);
+        if (outcome != Outcome.READY) {
+            throw failure(outcome, logOffset);
+        }
+    }
+
+    /**
+     * Kills the process if it runs (paused or not), and deletes the server's directory, log
+     * included. Idempotent; never throws: a failure is logged.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                destroyForcibly();
+            } catch (RuntimeException e) {
+                log.warn("Cannot kill {}", this, e);
+            }
+            try {
+                deleteRecursively(dir);
+            } catch (IOException | UncheckedIOException e) {
+                log.warn("Cannot delete {}", dir, e);
+            }
+        }
+        LiveServers.unregister(this);
+    }
+
+    @Override
+    public String toString() {
+        return "redis-server " + HOST + ":" + port + " (" + binary + ")";
+    }
+
+    /**
+     * Kills the process for the JVM shutdown hook, without taking this object's lock, which a
+     * test thread may hold; the directory is left to the operating system's temp cleaning.
+     */
+    void killOnJvmExit() {
+        Process current = process;
+        if (current != null && current.isAlive()) {
+            // SIGKILL ends a stopped process as well, so a paused server needs no SIGCONT here.
+            current.destroyForcibly();
+        }
+    }
+
+    private void startOnFreePort(IntSupplier freePorts) {
+        for (int attempt = 1; ; attempt++) {
+            port = freePorts.getAsInt();
+            long logOffset = logSize();
+            Outcome outcome = launchAndAwait(logOffset);
+            if (outcome == Outcome.READY) {
+                log.debug("Started {} as pid {}", this, process.pid());
+                return;
+            }
+            if (outcome != Outcome.PORT_IN_USE || attempt == START_ATTEMPTS) {
+                throw failure(outcome, logOffset);
+            }
+            log.debug("Port {} was taken before redis-server bound it; trying another", port);
+        }
+    }
+
+    private enum Outcome { READY, PORT_IN_USE, EXITED, TIMED_OUT }
+
+    /** Runs a new process on {@link #port} and waits for it; {@code logOffset} is where its output starts. */
+    private Outcome launchAndAwait(long logOffset) {
+        List<String> command = new ArrayList<>(List.of(binary.toString(),
+                "--port", Integer.toString(port),
+                "--bind", HOST,
+                "--dir", dir.toString(),
+                "--save", "",
+                "--appendonly", "no",
+                "--daemonize", "no"));
+        command.addAll(extraArgs);
+        try {
+            process = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+                    .start();
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            throw new RedisFixtureException("cannot run " + String.join(" ", command), e);
+        }
+        paused = false;
+        return awaitPing(logOffset);
+    }
+
+    private Outcome awaitPing(long logOffset) {
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        try {
+            while (true) {
+                // Waiting on the process doubles as the poll interval and notices an early exit at once.
+                if (process.waitFor(EXIT_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+                    return readLog(logOffset).contains(PORT_IN_USE) ? Outcome.PORT_IN_USE : Outcome.EXITED;
+                }
+                if (RedisPing.answers(HOST, port, PING_TIMEOUT) && process.isAlive()) {
+                    return Outcome.READY;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    process.destroyForcibly();
+                    awaitExit(process, EXIT_TIMEOUT);
+                    return Outcome.TIMED_OUT;
+                }
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new RedisFixtureException("interrupted while starting " + this, e);
+        }
+    }
+
+    private RedisFixtureException failure(Outcome outcome, long logOffset) {
+        String what;
+        switch (outcome) {
+            case PORT_IN_USE:
+                what = "could not bind port " + port + ", another process holds it";
+                break;
+            case EXITED:
+                what = "exited with code " + process.exitValue() + " before answering PING";
+                break;
+            case TIMED_OUT:
+                what = "did not answer PING within " + STARTUP_TIMEOUT.toSeconds() + " s and was killed";
+                break;
+            default:
+                throw new IllegalArgumentException(outcome.name());
+        }
+        return new RedisFixtureException(this + " " + what + logTail(logOffset));
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    private void destroyForcibly() {
+        Process current = process;
+        if (current == null || !current.isAlive()) {
+            return;
+        }
+        if (paused) {
+            try {
+                ProcessSignals.resume(current.pid());
+            } catch (RedisFixtureException e) {
+                // SIGKILL ends a stopped process too; resuming first only spares Redis an odd state.
+                log.debug("Cannot resume {} before killing it", this, e);
+            }
+            paused = false;
+        }
+        current.destroyForcibly();
+        if (!awaitExit(current, EXIT_TIMEOUT)) {
+            throw new RedisFixtureException(this + " did not exit " + EXIT_TIMEOUT.toSeconds() + " s after SIGKILL");
+        }
+    }
+
+    /** Waits for the exit, keeping the interrupt flag; returns whether the process has exited. */
+    private static boolean awaitExit(Process process, Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !process.isAlive();
+        }
+    }
+
+    private long logSize() {
+        try {
+            return Files.exists(logFile) ? Files.size(logFile) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** Returns what the server logged from {@code offset} on, at most the last few kilobytes. */
+    private String readLog(long offset) {
+        try (RandomAccessFile file = new RandomAccessFile(logFile.toFile(), "r")) {
+            long start = Math.max(offset, file.length() - LOG_TAIL_BYTES);
+            byte[] bytes = new byte[(int) (file.length() - start)];
+            file.seek(start);
+            file.readFully(bytes);
+            return new String(bytes, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private String logTail(long offset) {
+        String tail = readLog(offset).strip();
+        return tail.isEmpty() ? "; " + logFile + " is empty" : "; last lines of " + logFile + ":\n" + tail;
+    }
+
+    private static void deleteRecursively(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}

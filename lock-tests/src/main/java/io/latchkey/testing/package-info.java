@@ -1,0 +1,13 @@
+/**
+ * Test infrastructure, not part of Latchkey's API: real {@code redis-server} processes on free
+ * loopback ports, for the integration and fault tests in this module and for the benchmarks.
+ *
+ * <p>{@link io.latchkey.testing.RedisServer} runs one server and can stop, kill, pause, resume
+ * and restart it; {@link io.latchkey.testing.RedisServers} runs several independent masters;
+ * {@link io.latchkey.testing.RedisBinary} decides which executable runs. Every process started
+ * here is killed when its owner is closed, and at the latest when the JVM exits normally.
+ *
+ * <p>The types here may change with the needs of the tests; nothing outside Latchkey's own
+ * build should depend on them.
+ */
+package io.latchkey.testing;
