@@ -89,6 +89,12 @@ public abstract class DistributedLockContract {
     /** Undoes {@link #killRedis()}: the servers are back on the same addresses (their data may be gone). */
     protected abstract void restartRedis();
 
+    /** Makes Redis unresponsive but connected (e.g. SIGSTOP every server it uses), so calls time out. */
+    protected abstract void pauseRedis();
+
+    /** Undoes {@link #pauseRedis()}: the servers go on with whatever they had received meanwhile. */
+    protected abstract void resumeRedis();
+
     @BeforeEach
     void nameTheLock(TestInfo test) {
         name = "latchkey-test:" + getClass().getSimpleName() + ":"
@@ -617,6 +623,34 @@ public abstract class DistributedLockContract {
         after.unlock();
         assertFalse(after.isLocked());
         assertFalse(free.isLocked());
+    }
+
+    @Test
+    void redisTooSlowFailsWithinTheCommandTimeoutAndLeavesNoHoldBehind() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock observer = lock(newClient(), name);
+        lock.lock(); // scripts are cached in Redis from here on, as in any running application
+        lock.unlock();
+
+        pauseRedis();
+        try {
+            // Each acquire reaches Redis and would run there once it resumes: the caller got a
+            // LockException, so whatever it would have taken must not outlive the failure.
+            assertFailsFast("lock()", lock::lock);
+            assertFailsFast("lock(lease)", () -> lock.lock(Duration.ofSeconds(30)));
+            assertFailsFast("tryLock(wait, lease)", () -> lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30)));
+            assertFailsFast("isLocked()", lock::isLocked);
+        } finally {
+            resumeRedis();
+        }
+
+        within(Duration.ofSeconds(10)).ignoreException(LockException.class).until(() -> observer.remainingLease() != null);
+        assertHoldsFor(Duration.ofMillis(500), "no hold may appear from an acquire that failed with LockException",
+                () -> !observer.isLocked());
+        assertEquals(0, lock.getHoldCount());
+        assertTrue(lock.tryLock(), "the client works again once Redis answers");
+        assertEquals(1, lock.getHoldCount());
+        lock.unlock();
     }
 
     private static void join(CompletableFuture<?> future) throws Throwable {
