@@ -500,6 +500,19 @@ public abstract class DistributedLockContract {
         assertFalse(lock.isLocked());
     }
 
+    @Test
+    void tryLockWithTheLongestTimeUnitWaitAcquiresAFreeLock() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+
+        // java.util.concurrent callers pass Long.MAX_VALUE for "as long as it takes".
+        assertTrue(lock.tryLock(Long.MAX_VALUE, TimeUnit.DAYS));
+        assertTrue(lock.tryLock(Long.MAX_VALUE, TimeUnit.NANOSECONDS));
+        assertEquals(2, lock.getHoldCount());
+        lock.unlock();
+        lock.unlock();
+        assertFalse(lock.isLocked());
+    }
+
     // ---------------------------------------------------------------------------------------
     // Interrupts: lockInterruptibly and tryLock end the wait; lock() does not
 
@@ -613,6 +626,7 @@ public abstract class DistributedLockContract {
             assertFailsFast("forceUnlock()", free::forceUnlock);
             assertFailsFast("lockAsync()", () -> join(free.lockAsync()));
             assertFailsFast("tryLockAsync(wait)", () -> join(free.tryLockAsync(Duration.ofSeconds(2))));
+            assertFailsFast("LockClient.create", this::newClient);
         } finally {
             restartRedis();
         }
