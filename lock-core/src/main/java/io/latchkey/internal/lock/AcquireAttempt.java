@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Steps run one after another, each started by the completion of the last, so the fields
  * need no locking. Giving up, whether the wait ran out or the attempt was cancelled, always
- * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}.
+ * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}; when
+ * the wait ran out, also before {@link #result()} answers false.
  */
 final class AcquireAttempt {
 
@@ -103,8 +104,7 @@ final class AcquireAttempt {
         } else if (result.isDone()) {
             giveUp();
         } else if (remainingNanos() <= 0) {
-            result.complete(false);
-            giveUp();
+            timedOut();
         } else if (wakeups == null) {
             protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
                 if (joinFailure != null) {
@@ -151,6 +151,15 @@ final class AcquireAttempt {
         closeWakeups();
         protocol.abandon(owner).whenComplete((ok, ignored) -> {
             result.completeExceptionally(failure);
+            settled.complete(null);
+        });
+    }
+
+    /** The wait ran out: abandon first, so that an answer of false means nothing is left in Redis. */
+    private void timedOut() {
+        closeWakeups();
+        protocol.abandon(owner).whenComplete((ok, failure) -> {
+            result.complete(false);
             settled.complete(null);
         });
     }

@@ -58,7 +58,9 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public boolean tryLock() {
-        return await(protocol.tryAcquire(currentOwner(), watchdogLease())) == null;
+        // Through the one loop with no wait, so that a failed try abandons what it left in Redis
+        // (such as a fair lock's queue entry) before answering, as every other flavour does.
+        return await(AcquireAttempt.start(protocol, currentOwner(), watchdogLease(), 0).result());
     }
 
     @Override
