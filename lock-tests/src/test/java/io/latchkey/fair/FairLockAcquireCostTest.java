@@ -60,6 +60,7 @@ class FairLockAcquireCostTest {
         final String lock;
         final String[] keys;
         final String[] releaseKeys;
+        final String[] abandonKeys;
         String holder = "holder:0";
         int newcomers;
 
@@ -69,6 +70,7 @@ class FairLockAcquireCostTest {
             String channel = FairLockRedis.channelOf(lock);
             this.keys = new String[] {lock, FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel};
             this.releaseKeys = new String[] {lock, FairLockRedis.queueKey(lock), channel};
+            this.abandonKeys = new String[] {FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel};
             redis.hset(lock, holder, "1");
             redis.pexpire(lock, Long.parseLong(LEASE));
             for (int i = 0; i < length; i++) {
@@ -86,7 +88,7 @@ class FairLockAcquireCostTest {
         }
 
         Long abandon(String waiter) {
-            return redis.evalsha(SHA.get("abandon.lua"), ScriptOutputType.INTEGER, keys, waiter, "publish");
+            return redis.evalsha(SHA.get("abandon.lua"), ScriptOutputType.INTEGER, abandonKeys, waiter, "publish");
         }
 
         String first() {

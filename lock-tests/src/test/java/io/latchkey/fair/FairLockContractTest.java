@@ -120,6 +120,7 @@ class FairLockContractTest extends DistributedLockContract {
         CountDownLatch release = new CountDownLatch(1);
         List<CompletableFuture<Void>> acquired = new ArrayList<>();
         List<Future<Boolean>> calls = new ArrayList<>();
+        List<OwnerThread> waiters = new ArrayList<>();
         String acquireSha = FairLockRedis.sha1(FairLockRedis.script("acquire.lua"));
 
         held.lock();
@@ -127,7 +128,9 @@ class FairLockContractTest extends DistributedLockContract {
             DistributedLock lock = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
             CompletableFuture<Void> got = new CompletableFuture<>();
             acquired.add(got);
-            calls.add(newOwnerThread("waiter-" + i).submit(() -> {
+            OwnerThread waiter = newOwnerThread("waiter-" + i);
+            waiters.add(waiter);
+            calls.add(waiter.submit(() -> {
                 if (!lock.tryLock(Duration.ofSeconds(30))) {
                     return false;
                 }
@@ -151,7 +154,12 @@ class FairLockContractTest extends DistributedLockContract {
             acquired.get(0).get(5, TimeUnit.SECONDS);
             assertHoldsFor(Duration.ofMillis(300), "the second and third sleep on",
                     () -> !acquired.get(1).isDone() && !acquired.get(2).isDone());
-            assertEquals(1, acquireCalls(acquireSha), "acquire script calls after the unlock: only the first in line tries");
+            // The first in line takes the lock, which wakes the second to watch the new holder's
+            // lease (one try); the third is told nothing and tries nothing.
+            List<String> callers = acquireCallers(acquireSha);
+            assertEquals(2, callers.size(), "acquire script calls after the unlock: " + callers);
+            assertTrue(callers.get(0).endsWith(":" + waiters.get(0).id()), "the first in line took the lock: " + callers);
+            assertTrue(callers.get(1).endsWith(":" + waiters.get(1).id()), "the second in line tried once: " + callers);
         } finally {
             raw.commands().configSet(slowlogBefore);
         }
@@ -163,18 +171,48 @@ class FairLockContractTest extends DistributedLockContract {
         assertEquals(List.of(), raw.keysOf(name));
     }
 
-    private static long acquireCalls(String acquireSha) {
-        long calls = 0;
+    @Test
+    void theNewFirstInLineNoticesThatTheLeaseOfTheHolderBeforeItRanOut() throws Exception {
+        DistributedLock held = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+        DistributedLock first = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+        DistributedLock second = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+        long firstOwner = newOwnerId();
+        long secondOwner = newOwnerId();
+        Duration shortLease = Duration.ofMillis(300);
+
+        held.lock();
+        CompletableFuture<Void> firstLocked = first.lockAsync(shortLease, firstOwner); // never unlocked
+        within(QUEUE_WAIT).until(() -> raw.queue(name).size() == 1);
+        CompletableFuture<Void> secondLocked = second.lockAsync(secondOwner);
+        within(QUEUE_WAIT).until(() -> raw.queue(name).size() == 2);
+        assertHoldsFor(STILL_WAITING, "both wait", () -> !firstLocked.isDone() && !secondLocked.isDone());
+
+        held.unlock();
+        firstLocked.get(5, TimeUnit.SECONDS);
+        long grantedAt = System.nanoTime();
+        // No message will come: the first holder's lease just runs out, and the second waiter,
+        // asleep behind the first when the lock changed hands, must be watching it by then.
+        secondLocked.get(shortLease.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+        assertTrue(millisSince(grantedAt) >= shortLease.toMillis() - 100, "taken before the lease ran out");
+        assertTrue(second.isHeldBy(secondOwner));
+        second.unlockAsync(secondOwner).get(5, TimeUnit.SECONDS);
+        assertEquals(List.of(), raw.keysOf(name));
+    }
+
+    /** @return the caller field of each acquire script call in SLOWLOG, oldest first */
+    private static List<String> acquireCallers(String acquireSha) {
+        List<String> callers = new ArrayList<>();
         for (Object entry : raw.commands().slowlogGet(10_000)) {
             List<?> args = (List<?>) ((List<?>) entry).get(3);
             String command = String.valueOf(args.get(0));
             String script = args.size() > 1 ? String.valueOf(args.get(1)) : "";
             if (command.equalsIgnoreCase("evalsha") && script.equals(acquireSha)
                     || command.equalsIgnoreCase("eval") && script.startsWith("-- One try at a fair lock")) {
-                calls++;
+                // EVAL(SHA) script numkeys lock queue timeouts channel lease caller ...
+                callers.add(0, String.valueOf(args.get(8)));
             }
         }
-        return calls;
+        return callers;
     }
 
     // ---------------------------------------------------------------------------------------

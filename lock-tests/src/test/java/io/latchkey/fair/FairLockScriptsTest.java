@@ -166,6 +166,23 @@ class FairLockScriptsTest {
     }
 
     @Test
+    void theFirstInLineTakingTheLockWakesTheNextOneToWatchTheNewLease() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.del(LOCK);
+
+        assertThat(acquire(A, 300, PLACE)).isNull();
+
+        assertThat(raw.queue(LOCK)).containsExactly(B, C);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(acquire(B)).as("B, first now, waits no longer than A's lease").isBetween(1L, 300L);
+    }
+
+    @Test
     void anExpiredFirstWaiterIsEvictedAndTheNextOneGetsTheFreeLock() {
         acquire(HOLDER);
         acquire(A);
@@ -192,6 +209,21 @@ class FairLockScriptsTest {
 
         assertThat(raw.queue(LOCK)).containsExactly(B, C);
         assertThat(raw.timeouts(LOCK)).containsOnlyKeys(B, C);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void evictionWhileTheLockIsHeldWakesTheNewFirstInLineToWatchTheLease() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+
+        assertThat(acquire(C)).isNotNull();
+
+        assertThat(raw.queue(LOCK)).containsExactly(B, C);
         assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
@@ -430,7 +462,7 @@ class FairLockScriptsTest {
     }
 
     @Test
-    void abandonWhileTheLockIsHeldWakesNobody() throws Exception {
+    void abandonOfTheFirstInLineWhileTheLockIsHeldWakesTheNextOneToWatchTheLease() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
         acquire(A);
@@ -439,6 +471,22 @@ class FairLockScriptsTest {
         abandon(A);
 
         assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void abandonBehindTheFirstInLineWakesNobody() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.del(LOCK);
+
+        abandon(B);
+
+        assertThat(raw.queue(LOCK)).containsExactly(A, C);
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
 
@@ -466,7 +514,7 @@ class FairLockScriptsTest {
 
     private static Long abandon(String waiter) {
         return redis.eval(FairLockRedis.script("abandon.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL}, waiter, "publish");
+                new String[] {QUEUE, TIMEOUTS, CHANNEL}, waiter, "publish");
     }
 
     private BlockingQueue<String> listen() {

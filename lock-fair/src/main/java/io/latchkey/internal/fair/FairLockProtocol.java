@@ -99,7 +99,7 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         return context.executor().<Long>eval(name, ABANDON, ScriptOutputType.INTEGER,
-                new String[] {lock, queue, timeouts, channel}, context.field(owner), context.publishCommand())
+                new String[] {queue, timeouts, channel}, context.field(owner), context.publishCommand())
                 .thenApply(removed -> null);
     }
 

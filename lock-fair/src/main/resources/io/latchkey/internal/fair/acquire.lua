@@ -13,6 +13,8 @@
 -- the next try (which also keeps the caller's place): at most half of ARGV[3]; for the first in
 -- line also at most the holder's lease; for the second in line also at most the time until the
 -- first one's place runs out, so that a dead first waiter is evicted without any message.
+-- Whenever someone else becomes first in line (the caller took the lock, or evicted the ones
+-- before it), that waiter is woken by name: it must watch the holder's lease from now on.
 -- Cost: O(log n) in the queue length n, plus O(log n) for each expired waiter evicted; at most
 -- 100 evictions per call, however many waiters died at once.
 local lock, queue, timeouts, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -47,18 +49,21 @@ end
 
 if redis.call('exists', lock) == 0 then
     if not head or head == caller then
+        redis.call('hincrby', lock, caller, 1)
+        redis.call('pexpire', lock, lease)
         if head then
             redis.call('lpop', queue)
             redis.call('zrem', timeouts, caller)
+            local next_waiter = redis.call('lindex', queue, 0)
+            if next_waiter then
+                redis.call(publish, channel, next_waiter)
+            end
         end
-        redis.call('hincrby', lock, caller, 1)
-        redis.call('pexpire', lock, lease)
         return nil
     end
-    if evicted > 0 then
-        -- The new first in line may be asleep, told of nothing: the lock is free for it now.
-        redis.call(publish, channel, head)
-    end
+end
+if evicted > 0 and head and head ~= caller then
+    redis.call(publish, channel, head)
 end
 
 -- Join the back of the line, or keep the place and push the deadline back.
