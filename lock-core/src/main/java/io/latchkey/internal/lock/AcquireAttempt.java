@@ -12,8 +12,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Steps run one after another, each started by the completion of the last, so the fields
  * need no locking. Giving up, whether the wait ran out or the attempt was cancelled, always
- * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}; when
- * the wait ran out, also before {@link #result()} answers false.
+ * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}.
  */
 final class AcquireAttempt {
 
@@ -104,7 +103,7 @@ final class AcquireAttempt {
         } else if (result.isDone()) {
             giveUp();
         } else if (remainingNanos() <= 0) {
-            timedOut();
+            giveUp().whenComplete((ok, ignored) -> result.complete(false));
         } else if (wakeups == null) {
             protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
                 if (joinFailure != null) {
@@ -155,18 +154,17 @@ final class AcquireAttempt {
         });
     }
 
-    /** The wait ran out: abandon first, so that an answer of false means nothing is left in Redis. */
-    private void timedOut() {
+    /** Leaves without the lock: hands an unused wake-up on, and drops the attempt's trace in Redis. */
+    private CompletableFuture<Void> giveUp() {
+        Wakeups current = wakeups;
+        if (current != null) {
+            current.handOn();
+        }
         closeWakeups();
-        protocol.abandon(owner).whenComplete((ok, failure) -> {
-            result.complete(false);
+        return protocol.abandon(owner).handle((ok, failure) -> {
             settled.complete(null);
+            return null;
         });
-    }
-
-    private void giveUp() {
-        closeWakeups();
-        protocol.abandon(owner).whenComplete((ok, failure) -> settled.complete(null));
     }
 
     private void closeWakeups() {

@@ -58,9 +58,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public boolean tryLock() {
-        // Through the one loop with no wait, so that a failed try abandons what it left in Redis
-        // (such as a fair lock's queue entry) before answering, as every other flavour does.
-        return await(AcquireAttempt.start(protocol, currentOwner(), watchdogLease(), 0).result());
+        return await(start(currentOwner(), watchdogLease(), 0, Function.identity()));
     }
 
     @Override
