@@ -74,6 +74,16 @@ class FairLockContractTest extends DistributedLockContract {
         redis.restart();
     }
 
+    @Override
+    protected void pauseRedis() {
+        redis.pause();
+    }
+
+    @Override
+    protected void resumeRedis() {
+        redis.resume();
+    }
+
     @Test
     void emptyNameIsRejected() {
         LockClient client = newClient();
