@@ -162,10 +162,11 @@ class FairLockContractTest extends DistributedLockContract {
             raw.commands().slowlogReset();
             held.unlock();
             acquired.get(0).get(5, TimeUnit.SECONDS);
-            assertHoldsFor(Duration.ofMillis(300), "the second and third sleep on",
-                    () -> !acquired.get(1).isDone() && !acquired.get(2).isDone());
             // The first in line takes the lock, which wakes the second to watch the new holder's
             // lease (one try); the third is told nothing and tries nothing.
+            within(Duration.ofSeconds(5)).until(() -> acquireCallers(acquireSha).size() >= 2);
+            assertHoldsFor(Duration.ofMillis(300), "the second and third sleep on, and nobody else tries",
+                    () -> !acquired.get(1).isDone() && !acquired.get(2).isDone() && acquireCallers(acquireSha).size() == 2);
             List<String> callers = acquireCallers(acquireSha);
             assertEquals(2, callers.size(), "acquire script calls after the unlock: " + callers);
             assertTrue(callers.get(0).endsWith(":" + waiters.get(0).id()), "the first in line took the lock: " + callers);

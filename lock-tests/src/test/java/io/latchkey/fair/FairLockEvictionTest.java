@@ -113,7 +113,7 @@ class FairLockEvictionTest {
 
     @Test
     void liveWaitersKeepTheirPlacesLongPastFairLockWaitTimeout() throws Exception {
-        Duration shortPlace = Duration.ofMillis(600);
+        Duration shortPlace = Duration.ofSeconds(1);
         DistributedLock held = newClient().getFairLock(name);
         List<Long> order = new CopyOnWriteArrayList<>();
         List<CompletableFuture<Void>> done = new ArrayList<>();
@@ -131,7 +131,7 @@ class FairLockEvictionTest {
             within(Duration.ofSeconds(10)).until(() -> raw.queue(name).size() == inLine);
         }
         List<String> line = raw.queue(name);
-        assertHoldsFor(shortPlace.multipliedBy(4), "every waiter keeps its place", () -> raw.queue(name).equals(line));
+        assertHoldsFor(shortPlace.multipliedBy(3), "every waiter keeps its place", () -> raw.queue(name).equals(line));
 
         held.unlock();
         CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
