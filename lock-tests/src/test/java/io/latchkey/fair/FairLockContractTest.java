@@ -92,14 +92,14 @@ class FairLockContractTest extends DistributedLockContract {
 
     @Test
     void waitersOnThreeClientsAcquireInArrivalOrder() throws Exception {
-        DistributedLock held = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+        DistributedLock held = lock(newHolderClient(), name);
         List<String> order = new CopyOnWriteArrayList<>();
         List<Future<Boolean>> calls = new ArrayList<>();
 
         held.lock();
         for (int i = 1; i <= 3; i++) {
             String who = "waiter-" + i;
-            DistributedLock lock = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+            DistributedLock lock = lock(newHolderClient(), name);
             Future<Boolean> call = newOwnerThread(who).submit(() -> {
                 if (!lock.tryLock(Duration.ofSeconds(30))) {
                     return false;
@@ -126,7 +126,7 @@ class FairLockContractTest extends DistributedLockContract {
 
     @Test
     void unlockWakesOnlyTheFirstInLine() throws Exception {
-        DistributedLock held = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+        DistributedLock held = lock(newHolderClient(), name);
         CountDownLatch release = new CountDownLatch(1);
         List<CompletableFuture<Void>> acquired = new ArrayList<>();
         List<Future<Boolean>> calls = new ArrayList<>();
@@ -135,7 +135,7 @@ class FairLockContractTest extends DistributedLockContract {
 
         held.lock();
         for (int i = 1; i <= 3; i++) {
-            DistributedLock lock = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+            DistributedLock lock = lock(newHolderClient(), name);
             CompletableFuture<Void> got = new CompletableFuture<>();
             acquired.add(got);
             OwnerThread waiter = newOwnerThread("waiter-" + i);
@@ -184,9 +184,9 @@ class FairLockContractTest extends DistributedLockContract {
 
     @Test
     void theNewFirstInLineNoticesThatTheLeaseOfTheHolderBeforeItRanOut() throws Exception {
-        DistributedLock held = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
-        DistributedLock first = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
-        DistributedLock second = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock first = lock(newHolderClient(), name);
+        DistributedLock second = lock(newHolderClient(), name);
         long firstOwner = newOwnerId();
         long secondOwner = newOwnerId();
         Duration shortLease = Duration.ofMillis(300);
@@ -323,9 +323,9 @@ class FairLockContractTest extends DistributedLockContract {
 
     @Test
     void aWaiterThatGivesUpWhileWokenPassesTheWakeUpOn() throws Exception {
-        DistributedLock held = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
-        DistributedLock wanted = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
-        DistributedLock staying = lock(newClient(LONG_WATCHDOG_TIMEOUT), name);
+        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock wanted = lock(newHolderClient(), name);
+        DistributedLock staying = lock(newHolderClient(), name);
         long stayer = newOwnerId();
 
         held.lock();
