@@ -1,0 +1,178 @@
+package io.latchkey;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.testing.RedisServer;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LockClient#close()} stops everything the client started: its threads, its
+ * subscriptions, its pending waits. Plain lock only: the subscription check reads the plain
+ * lock's unlock channel, and locks are held "by someone else" with a raw HSET in its layout.
+ */
+class ClientCloseTest {
+
+    /** Threads that the JVM, JUnit, Surefire or Awaitility may start while a test runs. */
+    private static final List<String> FOREIGN_THREAD_PREFIXES = List.of(
+            "ForkJoinPool.commonPool", "process reaper", "Attach Listener", "Common-Cleaner",
+            "Signal Dispatcher", "Finalizer", "Reference Handler", "Notification Thread",
+            "Keep-Alive", "surefire", "junit", "awaitility");
+
+    private static RedisServer redis;
+    private static RedisInspector inspector;
+
+    private String name;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        inspector = new RedisInspector(redis.uri());
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (inspector != null) {
+            inspector.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @BeforeEach
+    void nameTheLock() {
+        name = "latchkey-test:client-close:" + UUID.randomUUID();
+    }
+
+    private static LockClient newClient() {
+        return LockClient.create(LockConfig.builder().address(redis.uri())
+                .watchdogTimeout(Duration.ofMillis(1500)).commandTimeout(Duration.ofMillis(700)).build());
+    }
+
+    private static ConditionFactory within(Duration atMost) {
+        return await().atMost(atMost).pollInterval(Duration.ofMillis(20)).pollInSameThread();
+    }
+
+    /** Holds {@code lockName} for 30 s as another process would, without any Latchkey client here. */
+    private static void holdElsewhere(String lockName) {
+        inspector.commands().hset(lockName, "elsewhere:1", "1");
+        inspector.commands().pexpire(lockName, 30_000);
+    }
+
+    /** Starts a waiter on a lock held elsewhere and returns once it is subscribed to the unlock channel. */
+    private static CompletableFuture<Void> pendingWait(LockClient client, String lockName) {
+        holdElsewhere(lockName);
+        long owner = ThreadLocalRandom.current().nextLong(1L << 48, Long.MAX_VALUE);
+        CompletableFuture<Void> pending = client.getLock(lockName).lockAsync(owner);
+        String channel = RedisInspector.channelOf(lockName);
+        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+        assertFalse(pending.isDone(), "the lock is held elsewhere, so the wait is pending");
+        return pending;
+    }
+
+    private static Set<Thread> liveThreads() {
+        return new HashSet<>(Thread.getAllStackTraces().keySet());
+    }
+
+    private static List<String> threadsStartedSince(Set<Thread> before) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(t -> !before.contains(t))
+                .map(Thread::getName)
+                .filter(n -> FOREIGN_THREAD_PREFIXES.stream().noneMatch(n::startsWith))
+                .sorted()
+                .toList();
+    }
+
+    @Test
+    void closeStopsEveryThreadTheClientStarted() {
+        Set<Thread> before = liveThreads();
+        LockClient client = newClient();
+        DistributedLock lock = client.getLock(name);
+        lock.lock(); // starts the watchdog
+        CompletableFuture<Void> pending = pendingWait(client, name + ":held"); // starts the pub/sub connection
+        assertFalse(threadsStartedSince(before).isEmpty(), "a connected client runs threads of its own");
+
+        lock.unlock();
+        client.close();
+        within(Duration.ofSeconds(5)).until(pending::isDone);
+        within(Duration.ofSeconds(15)).untilAsserted(() -> assertEquals(List.of(), threadsStartedSince(before),
+                "threads still alive after close()"));
+    }
+
+    @Test
+    void closeUnsubscribesEveryChannel() {
+        LockClient client = newClient();
+        String channel = RedisInspector.channelOf(name);
+        pendingWait(client, name);
+        assertEquals(List.of(channel), inspector.activeChannels("*" + name + "*"));
+
+        client.close();
+        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 0);
+        assertEquals(List.of(), inspector.activeChannels("*" + name + "*"));
+    }
+
+    @Test
+    void closeTwiceIsHarmless() {
+        LockClient client = newClient();
+        client.getLock(name).lock();
+        client.close();
+        client.close();
+    }
+
+    @Test
+    void closeFailsAPendingLockAsyncWithLockException() {
+        LockClient client = newClient();
+        CompletableFuture<Void> pending = pendingWait(client, name);
+
+        client.close();
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> pending.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(LockException.class, failure.getCause());
+    }
+
+    @Test
+    void closeFailsABlockedLockWithLockException() throws Exception {
+        LockClient client = newClient();
+        holdElsewhere(name);
+        ExecutorService waiter = Executors.newSingleThreadExecutor();
+        try {
+            CountDownLatch started = new CountDownLatch(1);
+            Future<?> blocked = waiter.submit(() -> {
+                started.countDown();
+                client.getLock(name).lock();
+            });
+            assertTrue(started.await(5, TimeUnit.SECONDS));
+            String channel = RedisInspector.channelOf(name);
+            within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+
+            client.close();
+            ExecutionException failure = assertThrows(ExecutionException.class, () -> blocked.get(5, TimeUnit.SECONDS));
+            assertInstanceOf(LockException.class, failure.getCause());
+        } finally {
+            waiter.shutdownNow();
+            client.close();
+        }
+    }
+}

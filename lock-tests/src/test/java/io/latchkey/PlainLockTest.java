@@ -1,0 +1,133 @@
+package io.latchkey;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.contract.DistributedLockContract;
+import io.latchkey.testing.RedisServer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract for the plain reentrant lock ({@link LockClient#getLock(String)}) against one
+ * real Redis server, plus what only the plain lock promises: its layout in Redis and its
+ * unlock subscriptions.
+ */
+class PlainLockTest extends DistributedLockContract {
+
+    private static RedisServer redis;
+    private static RedisInspector inspector;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        inspector = new RedisInspector(redis.uri());
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (inspector != null) {
+            inspector.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @Override
+    protected LockConfig.Builder addresses(LockConfig.Builder builder) {
+        return builder.address(redis.uri());
+    }
+
+    @Override
+    protected DistributedLock lock(LockClient client, String name) {
+        return client.getLock(name);
+    }
+
+    @Override
+    protected void killRedis() {
+        redis.kill();
+    }
+
+    @Override
+    protected void restartRedis() {
+        redis.restart();
+    }
+
+    @Override
+    protected void pauseRedis() {
+        redis.pause();
+    }
+
+    @Override
+    protected void resumeRedis() {
+        redis.resume();
+    }
+
+    @Test
+    void emptyNameIsRejected() {
+        LockClient client = newClient();
+        assertThrows(IllegalArgumentException.class, () -> client.getLock(""));
+    }
+
+    @Test
+    void holdIsAHashFieldOfClientAndOwnerWithTheHoldCountAndTheLeaseAsTtl() {
+        DistributedLock lock = newClient().getLock(name);
+
+        lock.lock(Duration.ofSeconds(10));
+        lock.lock(Duration.ofSeconds(10));
+        Map<String, String> holds = inspector.commands().hgetall(name);
+        assertEquals(1, holds.size(), "one field per owner: " + holds);
+        Map.Entry<String, String> hold = holds.entrySet().iterator().next();
+        assertTrue(hold.getKey().endsWith(":" + Thread.currentThread().getId()),
+                "field is <clientId>:<ownerId>, got " + hold.getKey());
+        assertEquals("2", hold.getValue(), "the value is the hold count");
+        long ttl = inspector.commands().pttl(name);
+        assertTrue(ttl > 8_000 && ttl <= 10_000, "PEXPIRE is the lease, PTTL " + ttl);
+
+        lock.unlock();
+        lock.unlock();
+        assertEquals(0L, inspector.commands().exists(name), "the last unlock deletes the key");
+    }
+
+    @Test
+    void waitSubscribesToTheUnlockChannelAndTheLastWaiterLeavingUnsubscribes() throws Exception {
+        DistributedLock held = newClient().getLock(name);
+        DistributedLock wanted = newClient().getLock(name);
+        String channel = RedisInspector.channelOf(name);
+        long owner = newOwnerId();
+
+        held.lock();
+        CompletableFuture<Void> waiting = wanted.lockAsync(owner);
+        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+
+        held.unlock();
+        waiting.get(5, TimeUnit.SECONDS);
+        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 0);
+        wanted.unlockAsync(owner).get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void waitersOfOneClientShareOneSubscriptionUntilTheLastLeaves() {
+        DistributedLock held = newClient().getLock(name);
+        LockClient waiters = newClient();
+        String channel = RedisInspector.channelOf(name);
+
+        held.lock();
+        CompletableFuture<Void> first = waiters.getLock(name).lockAsync(newOwnerId());
+        CompletableFuture<Void> second = waiters.getLock(name).lockAsync(newOwnerId());
+        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+        first.cancel(true);
+        assertHoldsFor(Duration.ofMillis(200), "the second waiter keeps the subscription",
+                () -> inspector.subscribers(channel) == 1 && !second.isDone());
+        second.cancel(true);
+        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 0);
+        held.unlock();
+    }
+}
