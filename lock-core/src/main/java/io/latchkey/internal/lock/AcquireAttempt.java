@@ -41,6 +41,7 @@ final class AcquireAttempt {
      */
     static AcquireAttempt start(LockProtocol protocol, long owner, Lease lease, long waitNanos) {
         AcquireAttempt attempt = new AcquireAttempt(protocol, owner, lease, waitNanos);
+        attempt.wakeups = protocol.wakeupsIfWaitedFor(owner);
         attempt.result.whenComplete((acquired, failure) -> {
             Wakeups current = attempt.wakeups;
             if (current != null) {

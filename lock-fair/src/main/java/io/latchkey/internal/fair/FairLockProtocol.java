@@ -112,6 +112,11 @@ public final class FairLockProtocol implements LockProtocol {
     }
 
     @Override
+    public Wakeups wakeupsIfWaitedFor(long owner) {
+        return context.subscriptions().joinIfSubscribed(channel, context.field(owner));
+    }
+
+    @Override
     public CompletableFuture<Boolean> forceRelease() {
         return context.executor().<Long>eval(name, FORCE_RELEASE, ScriptOutputType.INTEGER,
                 new String[] {lock, queue, channel}, context.publishCommand()).thenApply(deleted -> deleted == 1L);
