@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * {@link Member} as its listener. A member's lease runs until the last successful renewal was
  * sent plus the renewed lease, less the drift allowance; a renewal that finds the hold gone ends
  * it at once, and a master that does not answer simply lets it run out. A check on the timer,
- * due when the majority's leases would run out, ends the hold when fewer than a majority still
- * run: it logs the lost lease at WARN and stops the renewals that are left, since they no
- * longer keep anything safe.
+ * due when the majority's leases would run out, drops the masters whose lease ran out and ends
+ * the hold when fewer than a majority still run: it logs the lost lease at WARN and stops the
+ * renewals that are left, since they no longer keep anything safe.
  *
  * <p>There is no registry: lock objects of one name find the state of an owner's hold through
  * the masters' watchdog registrations, which end with the last unlock on a master and with the
@@ -121,10 +121,16 @@ final class QuorumLease {
                 return;
             }
             long now = System.nanoTime();
+            // A master whose lease ran out holds nothing that renewing could keep: stop trying.
+            members.values().removeIf(member -> {
+                boolean ranOut = member.gone || member.runsUntilNanos - now <= 0;
+                if (ranOut) {
+                    member.master.cancel(owner, member);
+                }
+                return ranOut;
+            });
             long[] left = members.values().stream()
-                    .filter(member -> !member.gone)
                     .mapToLong(member -> member.runsUntilNanos - now)
-                    .filter(nanos -> nanos > 0)
                     .sorted()
                     .toArray();
             running = left.length;

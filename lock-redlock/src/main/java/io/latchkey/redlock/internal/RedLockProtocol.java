@@ -84,7 +84,7 @@ public final class RedLockProtocol implements LockProtocol {
         for (int i = 0; i < locks.length; i++) {
             DistributedLock lock = Objects.requireNonNull(locks[i], "locks[" + i + "]");
             if (!(lock instanceof LockFacade facade) || !(facade.protocol() instanceof ReentrantLockProtocol plain)) {
-                throw new IllegalArgumentException("locks[" + i + "] is not a plain lock of LockClient.getLock: " + lock);
+                throw new IllegalArgumentException("locks[" + i + "] is not a plain lock of LockClient.getLock: " + describe(lock));
             }
             if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).protocol().name())) {
                 throw new IllegalArgumentException("the locks of a RedLock share one name: locks[0] is '"
@@ -104,6 +104,12 @@ public final class RedLockProtocol implements LockProtocol {
             masters.add(new Master(plain, config.redLockAttemptTimeout()));
         }
         return new RedLockProtocol(masters.get(0).protocol().name(), masters, lostLeaseListener);
+    }
+
+    /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
+    private static String describe(DistributedLock lock) {
+        return lock instanceof LockFacade facade ? facade.protocol().getClass().getSimpleName() + " '" + facade.getName() + "'"
+                : lock.getClass().getName();
     }
 
     @Override
@@ -185,7 +191,12 @@ public final class RedLockProtocol implements LockProtocol {
             }
         }
         if (granted.size() >= majority && inTime) {
-            QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
+            try {
+                QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
+            } catch (RuntimeException e) {
+                // Held all the same: failing now would leave the caller a hold it does not know of.
+                log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
+            }
             return CompletableFuture.completedFuture(null);
         }
         int answered = granted.size() + holderLeases.size();
