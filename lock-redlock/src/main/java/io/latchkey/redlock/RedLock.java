@@ -30,8 +30,9 @@ import io.latchkey.redlock.internal.RedLocks;
  *       including those that did not answer in time, and retries after a random delay until the
  *       wait runs out.</li>
  *   <li><b>Waiting.</b> Waiters are woken by the unlock message of any master and then wait a
- *       random part of an attempt timeout, so contenders do not split the masters between them;
- *       without a message they retry once enough of the holder's leases have run out.</li>
+ *       random delay of up to a quarter of the attempt timeout, so that contenders do not split
+ *       the masters between them; without a message they retry once enough of the holder's
+ *       leases have run out.</li>
  *   <li><b>Re-entry.</b> The same owner may lock again; every master counts its holds, and it
  *       takes as many unlocks. {@code unlock()} releases on every master and throws
  *       {@link IllegalMonitorStateException} when a majority did not hold the lock.</li>

@@ -20,7 +20,7 @@ class RedLockContractTest extends DistributedLockContract {
      * Above the 100 ms default so that a scheduling hiccup on a busy two-core machine does not
      * time out a majority of masters at once; still far below every lease in the contract.
      */
-    static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(250);
+    static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(400);
 
     private static RedisServers masters;
 

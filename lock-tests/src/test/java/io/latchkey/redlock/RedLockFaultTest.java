@@ -36,7 +36,7 @@ class RedLockFaultTest {
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(600);
     /** For the pause tests: far above the attempt timeout, so that the two bounds are told apart. */
     private static final Duration LONG_COMMAND_TIMEOUT = Duration.ofSeconds(3);
-    private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(200);
+    private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(400);
     private static final Duration WATCHDOG_TIMEOUT = Duration.ofMillis(1500);
     private static final Duration MARGIN = Duration.ofMillis(1500);
 
@@ -290,6 +290,32 @@ class RedLockFaultTest {
         // The survivors' renewals stopped with the lost lease, so their holds run out.
         within(WATCHDOG_TIMEOUT.multipliedBy(2).plus(MARGIN)).until(() -> masters.mastersHolding(name).isEmpty());
         assertThrows(LockException.class, lock::unlock, "a majority cannot answer");
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void aMajorityRestartedWithoutItsDataWhileHeldIsReportedAsALostLease(int count) throws Exception {
+        Masters masters = masters(count);
+        List<Long> lost = new CopyOnWriteArrayList<>();
+        List<LockClient> plain = masters.plainClients(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT);
+        newName("restartedMajority");
+        DistributedLock[] locks = plain.stream().map(client -> client.getLock(name)).toArray(DistributedLock[]::new);
+        DistributedLock lock = RedLock.of((lockName, owner) -> lost.add(owner), locks);
+        DistributedLock other = RedLock.of(masters.plainClients(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).stream()
+                .map(client -> client.getLock(name)).toArray(DistributedLock[]::new));
+
+        lock.lock();
+        for (int i = 0; i < masters.majority(); i++) {
+            masters.get(i).kill();
+            masters.get(i).restart(); // no persistence: the hold is gone from these masters
+        }
+
+        // The first renewal that reaches a restarted master finds the hold gone.
+        within(WATCHDOG_TIMEOUT.multipliedBy(3).plus(MARGIN)).until(() -> !lost.isEmpty());
+        assertEquals(List.of(Thread.currentThread().getId()), lost);
+        within(Duration.ofSeconds(20)).ignoreException(LockException.class).until(() -> other.tryLock());
+        other.unlock();
+        assertThrows(IllegalMonitorStateException.class, lock::unlock, "the lost hold is not the owner's any more");
     }
 
     private static void assertHoldsFor(Duration period, java.util.concurrent.Callable<Boolean> condition) {

@@ -73,7 +73,7 @@ class RedLockMutualExclusionTest {
         CountDownLatch start = new CountDownLatch(1);
         try {
             for (int c = 0; c < CLIENTS; c++) {
-                LockClient client = masters.client(masters.config(Duration.ofSeconds(1), Duration.ofMillis(250), Duration.ofSeconds(10)).build());
+                LockClient client = masters.client(masters.config(Duration.ofSeconds(1), Duration.ofMillis(500), Duration.ofSeconds(10)).build());
                 for (int t = 0; t < THREADS_PER_CLIENT; t++) {
                     Acquire flavour = FLAVOURS.get((c * THREADS_PER_CLIENT + t) % FLAVOURS.size());
                     DistributedLock lock = client.getRedLock(name);

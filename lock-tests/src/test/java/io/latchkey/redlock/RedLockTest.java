@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class RedLockTest {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(600);
-    private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(200);
+    private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(400);
     private static final Duration WATCHDOG_TIMEOUT = Duration.ofMillis(1500);
 
     private static Masters masters;

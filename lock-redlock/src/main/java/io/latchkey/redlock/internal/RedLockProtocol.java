@@ -49,7 +49,14 @@ public final class RedLockProtocol implements LockProtocol {
     private final List<Master> masters;
     private final int majority;
     private final Duration watchdogTimeout;
+    /** The longest attempt timeout: how long one try may take. */
     private final long retryBaseNanos;
+    /**
+     * The spread of retries that start together (woken by one unlock, or at one expiry): far
+     * more than a try takes on a healthy network, so the first contender is usually done before
+     * the next one starts.
+     */
+    private final long jitterNanos;
     private final LostLeaseListener lostLeaseListener;
 
     private RedLockProtocol(String name, List<Master> masters, LostLeaseListener lostLeaseListener) {
@@ -59,6 +66,7 @@ public final class RedLockProtocol implements LockProtocol {
         this.watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
                 .min(Comparator.naturalOrder()).orElseThrow();
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
+        this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
     }
 
@@ -235,25 +243,26 @@ public final class RedLockProtocol implements LockProtocol {
     }
 
     /**
-     * When to try again without a wake-up: once enough of the other holders' leases have run out
-     * for a majority to be free, or, when a majority granted but too late, after one attempt
-     * timeout; either way plus a random share of an attempt timeout, so that contenders who failed
-     * together do not split the masters again.
+     * When to try again without a wake-up. If others hold the lock: once enough of their leases
+     * have run out for a majority to be free, plus a random share of the jitter. If a majority
+     * granted but too late: after a random delay between one and two attempt timeouts, as the
+     * algorithm prescribes, so that contenders who failed together do not fail together again.
      */
     private long retryAfterMillis(int granted, List<Long> holderLeases) {
-        long earliestNanos = retryBaseNanos;
         int stillHeld = majority - granted;
+        long waitNanos;
         if (stillHeld > 0) {
             List<Long> leases = new ArrayList<>(holderLeases);
             leases.replaceAll(millis -> millis < 0 ? Long.MAX_VALUE : millis);
             Collections.sort(leases);
             long millis = leases.get(stillHeld - 1);
             if (millis == Long.MAX_VALUE) {
-                return -1;
+                return -1; // a key without expiry: only an unlock message can end the wait
             }
-            earliestNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+            waitNanos = TimeUnit.MILLISECONDS.toNanos(millis) + ThreadLocalRandom.current().nextLong(jitterNanos);
+        } else {
+            waitNanos = retryBaseNanos + ThreadLocalRandom.current().nextLong(retryBaseNanos);
         }
-        long waitNanos = earliestNanos + ThreadLocalRandom.current().nextLong(retryBaseNanos);
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
     }
 
@@ -339,7 +348,7 @@ public final class RedLockProtocol implements LockProtocol {
                     joined.add(answers.get(i).join());
                 }
             }
-            return new RedLockWakeups(joined, timer(), retryBaseNanos);
+            return new RedLockWakeups(joined, timer(), jitterNanos);
         });
     }
 

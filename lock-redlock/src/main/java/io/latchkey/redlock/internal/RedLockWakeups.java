@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
  * The wake-ups of one RedLock attempt: the unlock messages of every master that could be joined,
  * and the retry bound, on the first master's timer.
  *
- * <p>A message from any master ends the wait after a random delay shorter than one attempt
- * timeout: every contender hears the same unlock (on each master), and if all tried at once
- * they would split the masters between them, so that none had a majority. The sequence is the
+ * <p>A message from any master ends the wait after a random delay of up to a quarter of an
+ * attempt timeout: every contender hears the same unlock (on each master), and if all tried at
+ * once they could split the masters between them, so that none had a majority. The sequence is the
  * sum of the masters' sequences; since each only grows, an unchanged sum means that no master
  * signalled. One per attempt; not used by two threads at once.
  */
