@@ -103,8 +103,7 @@ final class AcquireAttempt {
         } else if (result.isDone()) {
             giveUp();
         } else if (remainingNanos() <= 0) {
-            result.complete(false);
-            giveUp();
+            giveUp().whenComplete((ok, ignored) -> result.complete(false));
         } else if (wakeups == null) {
             protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
                 if (joinFailure != null) {
@@ -155,9 +154,17 @@ final class AcquireAttempt {
         });
     }
 
-    private void giveUp() {
+    /** Leaves without the lock: hands an unused wake-up on, and drops the attempt's trace in Redis. */
+    private CompletableFuture<Void> giveUp() {
+        Wakeups current = wakeups;
+        if (current != null) {
+            current.handOn();
+        }
         closeWakeups();
-        protocol.abandon(owner).whenComplete((ok, failure) -> settled.complete(null));
+        return protocol.abandon(owner).handle((ok, failure) -> {
+            settled.complete(null);
+            return null;
+        });
     }
 
     private void closeWakeups() {

@@ -58,7 +58,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public boolean tryLock() {
-        return await(protocol.tryAcquire(currentOwner(), watchdogLease())) == null;
+        return await(start(currentOwner(), watchdogLease(), 0, Function.identity()));
     }
 
     @Override
