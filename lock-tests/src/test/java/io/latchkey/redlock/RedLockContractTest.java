@@ -11,8 +11,8 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The contract of every lock kind, for {@link LockClient#getRedLock(String)} over three real
- * masters. "Redis down" means a majority of them killed: with one master left, no RedLock call
- * can be answered.
+ * masters. "Redis down" means a majority of them killed, "Redis too slow" a majority paused:
+ * with one master left, no RedLock call can be answered.
  */
 class RedLockContractTest extends DistributedLockContract {
 
@@ -56,5 +56,17 @@ class RedLockContractTest extends DistributedLockContract {
     protected void restartRedis() {
         masters.get(0).restart();
         masters.get(1).restart();
+    }
+
+    @Override
+    protected void pauseRedis() {
+        masters.get(0).pause();
+        masters.get(1).pause();
+    }
+
+    @Override
+    protected void resumeRedis() {
+        masters.get(0).resume();
+        masters.get(1).resume();
     }
 }

@@ -84,6 +84,12 @@ final class RedLockWakeups implements Wakeups {
         }
     }
 
+    /** Hands on the unlock messages that woke this attempt, on each master that sent one. */
+    @Override
+    public void handOn() {
+        masters.forEach(Wakeups::handOn);
+    }
+
     @Override
     public void close() {
         if (!closed) {
