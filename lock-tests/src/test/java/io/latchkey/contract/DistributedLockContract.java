@@ -50,8 +50,15 @@ public abstract class DistributedLockContract {
     /** A watchdog lease so long that no test waits for it: only a message can end such a hold early. */
     protected static final Duration LONG_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
 
-    /** Bound on one Redis round trip for every client made here. */
-    protected static final Duration COMMAND_TIMEOUT = Duration.ofMillis(400);
+    /**
+     * Bound on one Redis round trip of the clients made by {@link #newClient()}: short, so that
+     * the Redis-down rows fail fast, yet the longest that the 1.5 s watchdog lease allows, so
+     * that a busy machine does not turn an ordinary call into a timeout.
+     */
+    protected static final Duration COMMAND_TIMEOUT = Duration.ofMillis(700);
+
+    /** Bound on one Redis round trip of the clients made by {@link #newHolderClient()}. */
+    protected static final Duration HOLDER_COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
     /** Slack on every "no later than" assertion. */
     protected static final Duration MARGIN = Duration.ofMillis(1000);
@@ -112,14 +119,14 @@ public abstract class DistributedLockContract {
 
     /** @return a client with the short test timings, closed after the test */
     protected final LockClient newClient() {
-        return newClient(WATCHDOG_TIMEOUT);
+        return newClient(WATCHDOG_TIMEOUT, COMMAND_TIMEOUT);
     }
 
-    /** @return a client with the given watchdog lease and the short command timeout, closed after the test */
-    protected final LockClient newClient(Duration watchdogTimeout) {
+    /** @return a client with the given timings, closed after the test */
+    protected final LockClient newClient(Duration watchdogTimeout, Duration commandTimeout) {
         LockConfig config = addresses(LockConfig.builder())
                 .watchdogTimeout(watchdogTimeout)
-                .commandTimeout(COMMAND_TIMEOUT)
+                .commandTimeout(commandTimeout)
                 .build();
         LockClient client = LockClient.create(config);
         clients.add(client);
@@ -132,7 +139,7 @@ public abstract class DistributedLockContract {
      *     only an unlock (or its message) can end it early
      */
     protected final LockClient newHolderClient() {
-        return newClient(LONG_WATCHDOG_TIMEOUT);
+        return newClient(LONG_WATCHDOG_TIMEOUT, HOLDER_COMMAND_TIMEOUT);
     }
 
     /** @return a thread of its own for one holder or waiter, stopped after the test */
