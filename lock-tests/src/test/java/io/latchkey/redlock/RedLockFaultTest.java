@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -318,7 +319,7 @@ class RedLockFaultTest {
         assertThrows(IllegalMonitorStateException.class, lock::unlock, "the lost hold is not the owner's any more");
     }
 
-    private static void assertHoldsFor(Duration period, java.util.concurrent.Callable<Boolean> condition) {
+    private static void assertHoldsFor(Duration period, Callable<Boolean> condition) {
         await().during(period).atMost(period.plusMillis(500)).pollInterval(Duration.ofMillis(20)).until(condition);
     }
 }

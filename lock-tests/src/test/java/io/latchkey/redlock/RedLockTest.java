@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.LockException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * What RedLock promises beyond the contract suite: how it is made and configured, the errors
@@ -105,7 +107,7 @@ class RedLockTest {
         assertRejected("share one name", () -> RedLock.of(locks[0], locks[1], clients.get(2).getLock(name + ":other")));
     }
 
-    private static void assertRejected(String because, org.junit.jupiter.api.function.Executable call) {
+    private static void assertRejected(String because, Executable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(e.getMessage().contains(because), "expected '" + because + "' in: " + e.getMessage());
     }
@@ -129,6 +131,24 @@ class RedLockTest {
                     e.getMessage());
         }
         assertEquals(List.of(uris), LockConfig.builder().redLockAddresses(uris).build().redLockAddresses());
+    }
+
+    @Test
+    void theSameRedLockAddressTwiceIsRejectedWhenTheConfigIsBuilt() {
+        String[] uris = masters.uris();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LockConfig.builder().redLockAddresses(uris[0], uris[1], uris[0]).build());
+        assertTrue(e.getMessage().contains("redLockAddresses") && e.getMessage().contains(uris[0]), e.getMessage());
+    }
+
+    @Test
+    void createFailsWithLockExceptionWhenAMasterIsUnreachable() {
+        String[] uris = masters.uris();
+        String unreachable = "redis://127.0.0.1:1";
+        LockConfig config = LockConfig.builder().redLockAddresses(uris[0], uris[1], unreachable)
+                .commandTimeout(COMMAND_TIMEOUT).watchdogTimeout(WATCHDOG_TIMEOUT).build();
+        LockException e = assertThrows(LockException.class, () -> LockClient.create(config));
+        assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
     }
 
     @Test
