@@ -47,7 +47,10 @@ import io.latchkey.redlock.internal.RedLocks;
  *   <li><b>Failures.</b> Every call fails with {@link io.latchkey.LockException} when fewer than
  *       a majority of masters answer: within the attempt timeout for a try, within the command
  *       timeout otherwise. A minority that is down or slow costs at most one attempt timeout per
- *       try.</li>
+ *       try. {@code LockClient.create} with {@code redLockAddresses} connects to every master and
+ *       fails unless a majority can be reached; one that cannot counts as not answering in the
+ *       locks made meanwhile, and {@code getRedLock} connects to it once it can (trying at most
+ *       every ten command timeouts).</li>
  * </ul>
  *
  * <h2>What it does not guarantee</h2>

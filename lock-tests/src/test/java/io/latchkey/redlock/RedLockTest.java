@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,8 +55,12 @@ class RedLockTest {
     }
 
     @AfterEach
-    void closeClients() {
-        masters.closeClients();
+    void closeClientsAndRepair() {
+        masters.closeClientsAndRepair();
+    }
+
+    private static ConditionFactory within(Duration atMost) {
+        return await().atMost(atMost).pollInterval(Duration.ofMillis(200)).pollDelay(Duration.ZERO).pollInSameThread();
     }
 
     private static List<LockClient> plainClients() {
@@ -142,13 +147,37 @@ class RedLockTest {
     }
 
     @Test
-    void createFailsWithLockExceptionWhenAMasterIsUnreachable() {
+    void createFailsWithLockExceptionWhenAMajorityOfMastersIsUnreachable() {
         String[] uris = masters.uris();
-        String unreachable = "redis://127.0.0.1:1";
-        LockConfig config = LockConfig.builder().redLockAddresses(uris[0], uris[1], unreachable)
+        LockConfig config = LockConfig.builder().redLockAddresses(uris[0], "redis://127.0.0.1:1", "redis://127.0.0.1:2")
                 .commandTimeout(COMMAND_TIMEOUT).watchdogTimeout(WATCHDOG_TIMEOUT).build();
         LockException e = assertThrows(LockException.class, () -> LockClient.create(config));
-        assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
+        assertTrue(e.getMessage().contains("1 of 3") && e.getMessage().contains("127.0.0.1:"), e.getMessage());
+    }
+
+    @Test
+    void aMasterUnreachableAtCreateCountsAsNotAnsweringUntilGetRedLockReachesIt() throws Exception {
+        masters.get(2).kill();
+        LockClient client = masters.client(masters.config(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build());
+        DistributedLock early = client.getRedLock(name);
+
+        assertTrue(early.tryLock(Duration.ofSeconds(1)), "a majority is reachable");
+        assertEquals(1, early.getHoldCount());
+        early.unlock();
+        assertFalse(early.isLocked());
+
+        masters.get(2).restart();
+        // getRedLock connects again once the retry interval (ten command timeouts) has passed.
+        within(Duration.ofSeconds(20)).until(() -> {
+            DistributedLock lock = client.getRedLock(name);
+            lock.lock(Duration.ofSeconds(10));
+            try {
+                return !masters.holds(2, name).isEmpty();
+            } finally {
+                lock.unlock();
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).isEmpty());
     }
 
     @Test

@@ -23,7 +23,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +48,7 @@ public final class RedLockProtocol implements LockProtocol {
     private final List<Master> masters;
     private final int majority;
     private final Duration watchdogTimeout;
+    private final Timer timer;
     /** The longest attempt timeout: how long one try may take. */
     private final long retryBaseNanos;
     /**
@@ -59,12 +59,12 @@ public final class RedLockProtocol implements LockProtocol {
     private final long jitterNanos;
     private final LostLeaseListener lostLeaseListener;
 
-    private RedLockProtocol(String name, List<Master> masters, LostLeaseListener lostLeaseListener) {
+    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
         this.majority = masters.size() / 2 + 1;
-        this.watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
-                .min(Comparator.naturalOrder()).orElseThrow();
+        this.watchdogTimeout = watchdogTimeout;
+        this.timer = masters.stream().filter(Master::isReachable).findFirst().orElseThrow().context().timer();
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
@@ -109,9 +109,22 @@ public final class RedLockProtocol implements LockProtocol {
                 throw new IllegalArgumentException("locks[" + sameAddress + "] and locks[" + i
                         + "] are on the same Redis; a RedLock needs independent masters");
             }
-            masters.add(new Master(plain, config.redLockAttemptTimeout()));
+            masters.add(Master.of(plain, config.redLockAttemptTimeout()));
         }
-        return new RedLockProtocol(masters.get(0).protocol().name(), masters, lostLeaseListener);
+        Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
+                .min(Comparator.naturalOrder()).orElseThrow();
+        return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout, lostLeaseListener);
+    }
+
+    /**
+     * @param name the lock's name
+     * @param masters every configured master, a majority of them reachable
+     * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
+     * @param lostLeaseListener told after a renewed hold was lost and logged
+     * @return the RedLock over them
+     */
+    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
+        return new RedLockProtocol(name, masters, watchdogTimeout, lostLeaseListener);
     }
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
@@ -133,9 +146,9 @@ public final class RedLockProtocol implements LockProtocol {
         return majority;
     }
 
-    /** The timer of the first master's client, for the waits and checks of this lock. */
+    /** The timer of the first reachable master's client, for the waits and checks of this lock. */
     Timer timer() {
-        return masters.get(0).context().timer();
+        return timer;
     }
 
     LostLeaseListener lostLeaseListener() {
@@ -158,7 +171,7 @@ public final class RedLockProtocol implements LockProtocol {
         List<CompletableFuture<Long>> sent = new ArrayList<>(masters.size());
         List<CompletableFuture<Long>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
-            CompletableFuture<Long> reply = call(() -> master.protocol().tryAcquire(owner, perMaster));
+            CompletableFuture<Long> reply = master.tryAcquire(owner, perMaster);
             sent.add(reply);
             answers.add(reply.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
         }
@@ -210,7 +223,7 @@ public final class RedLockProtocol implements LockProtocol {
         int answered = granted.size() + holderLeases.size();
         Throwable cause = failure;
         CompletableFuture<?>[] releases = granted.stream()
-                .map(master -> master.protocol().release(owner).exceptionally(releaseFailure -> {
+                .map(master -> master.release(owner).exceptionally(releaseFailure -> {
                     log.debug("RedLock '{}': releasing a partial grant on {} failed; its lease will run out", name, master, releaseFailure);
                     return null;
                 }))
@@ -233,7 +246,7 @@ public final class RedLockProtocol implements LockProtocol {
     private void releaseWhenAnswered(Master master, long owner, CompletableFuture<Long> sent) {
         sent.whenComplete((holderLease, failure) -> {
             if (failure != null || holderLease == null) {
-                master.protocol().release(owner).whenComplete((ok, releaseFailure) -> {
+                master.release(owner).whenComplete((ok, releaseFailure) -> {
                     if (releaseFailure != null && !(RedisFailures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
                     }
@@ -273,7 +286,7 @@ public final class RedLockProtocol implements LockProtocol {
         QuorumLease renewed = QuorumLease.find(masters, owner);
         ReleaseVotes votes = new ReleaseVotes(owner);
         for (Master master : masters) {
-            call(() -> master.protocol().release(owner)).whenComplete((ok, failure) -> {
+            master.release(owner).whenComplete((ok, failure) -> {
                 if (failure == null && renewed != null) {
                     renewed.afterRelease();
                 }
@@ -335,7 +348,7 @@ public final class RedLockProtocol implements LockProtocol {
         List<CompletableFuture<Wakeups>> joins = new ArrayList<>(masters.size());
         List<CompletableFuture<Wakeups>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
-            CompletableFuture<Wakeups> join = call(() -> master.protocol().wakeups(owner));
+            CompletableFuture<Wakeups> join = master.wakeups(owner);
             joins.add(join);
             answers.add(join.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
         }
@@ -391,7 +404,7 @@ public final class RedLockProtocol implements LockProtocol {
     private <T> CompletableFuture<List<T>> fromMajority(Function<ReentrantLockProtocol, CompletableFuture<T>> query, T unanswered) {
         List<CompletableFuture<T>> replies = new ArrayList<>(masters.size());
         for (Master master : masters) {
-            replies.add(call(() -> query.apply(master.protocol())));
+            replies.add(master.call(query));
         }
         return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).handle((ignored, ignoredFailure) -> {
             List<T> values = new ArrayList<>(replies.size());
@@ -426,14 +439,6 @@ public final class RedLockProtocol implements LockProtocol {
     }
 
     // ---- helpers -----------------------------------------------------------------------------
-
-    private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
 
     private static Throwable failureOf(CompletableFuture<?> failed) {
         return RedisFailures.unwrap(failed.handle((value, failure) -> failure).join());
