@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.redis.RedisFailures;
 import io.latchkey.internal.wakeup.Wakeups;
 
 import java.util.concurrent.CompletableFuture;
@@ -97,6 +98,9 @@ final class AcquireAttempt {
 
     private void afterTry(Long waitMillis, Throwable failure, long seen) {
         if (failure != null) {
+            if (RedisFailures.isTimeout(failure)) {
+                revokeUnansweredTry();
+            }
             fail(failure);
         } else if (waitMillis == null) {
             acquired();
@@ -144,6 +148,17 @@ final class AcquireAttempt {
             // Cancelled while the granting try was in flight: hand the hold back.
             protocol.release(owner).whenComplete((ok, failure) -> giveUp());
         }
+    }
+
+    /**
+     * A try that timed out is still on the wire and Redis runs it once it answers again; a release
+     * sent behind it on the same connection runs right after, so a grant the caller never heard
+     * of does not outlive the pause. Had the owner held the lock before, the try was a re-entry
+     * and the release undoes exactly that. If the connection itself broke, nothing can be sent and
+     * the lease bounds the stray hold.
+     */
+    private void revokeUnansweredTry() {
+        protocol.release(owner).exceptionally(notHeld -> null);
     }
 
     private void fail(Throwable failure) {

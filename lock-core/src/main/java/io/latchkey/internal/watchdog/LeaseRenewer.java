@@ -62,7 +62,7 @@ public final class LeaseRenewer implements AutoCloseable {
             return;
         }
         holds.putIfAbsent(new HoldKey(executor, key, field), new RenewedHold(key, field, listener));
-        scheduleRound();
+        scheduleRound(periodNanos);
     }
 
     /**
@@ -104,10 +104,10 @@ public final class LeaseRenewer implements AutoCloseable {
         holds.clear();
     }
 
-    private void scheduleRound() {
+    private void scheduleRound(long delayNanos) {
         if (!closed && scheduled.compareAndSet(false, true)) {
             try {
-                timer.newTimeout(timeout -> renewAll(), periodNanos, TimeUnit.NANOSECONDS);
+                timer.newTimeout(timeout -> renewAll(), delayNanos, TimeUnit.NANOSECONDS);
             } catch (IllegalStateException timerStopped) {
                 scheduled.set(false);
             }
@@ -121,21 +121,24 @@ public final class LeaseRenewer implements AutoCloseable {
         Map<RedisExecutor, List<Map.Entry<HoldKey, RenewedHold>>> byRedis = new LinkedHashMap<>();
         holds.entrySet().forEach(entry ->
                 byRedis.computeIfAbsent(entry.getKey().executor(), executor -> new ArrayList<>()).add(Map.entry(entry.getKey(), entry.getValue())));
-        List<CompletableFuture<Void>> rounds = new ArrayList<>();
+        List<CompletableFuture<Boolean>> rounds = new ArrayList<>();
         byRedis.forEach((executor, entries) -> {
             for (int from = 0; from < entries.size(); from += MAX_BATCH) {
                 rounds.add(renew(executor, entries.subList(from, Math.min(entries.size(), from + MAX_BATCH))));
             }
         });
         CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
+            boolean anyFailed = rounds.stream().anyMatch(round -> Boolean.FALSE.equals(round.join()));
             scheduled.set(false);
             if (!holds.isEmpty()) {
-                scheduleRound();
+                // After a failed round two thirds of the lease remain: retry well within them.
+                scheduleRound(anyFailed ? periodNanos / 4 : periodNanos);
             }
         });
     }
 
-    private CompletableFuture<Void> renew(RedisExecutor executor, List<Map.Entry<HoldKey, RenewedHold>> batch) {
+    /** @return completes with false if the round failed and should be retried soon */
+    private CompletableFuture<Boolean> renew(RedisExecutor executor, List<Map.Entry<HoldKey, RenewedHold>> batch) {
         String[] keys = new String[batch.size()];
         String[] args = new String[batch.size() + 1];
         args[0] = Long.toString(lease.toMillis());
@@ -147,8 +150,8 @@ public final class LeaseRenewer implements AutoCloseable {
         return executor.<List<Object>>eval(keys[0], RENEW, ScriptOutputType.MULTI, keys, args).handle((renewed, failure) -> {
             if (failure != null) {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
-                        batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(periodNanos), failure.getMessage());
-                return null;
+                        batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(periodNanos / 4), failure.getMessage());
+                return false;
             }
             for (int i = 0; i < batch.size(); i++) {
                 Map.Entry<HoldKey, RenewedHold> hold = batch.get(i);
@@ -161,7 +164,7 @@ public final class LeaseRenewer implements AutoCloseable {
                     renewedHold.listener().leaseRenewed(renewedHold.key(), renewedHold.field(), sentAtNanos);
                 }
             }
-            return null;
+            return true;
         });
     }
 
