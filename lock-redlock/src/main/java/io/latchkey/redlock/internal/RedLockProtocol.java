@@ -198,6 +198,11 @@ public final class RedLockProtocol implements LockProtocol {
                 if (cause instanceof TimeoutException) {
                     cause = new LockException(masters.get(i) + " did not answer within " + masters.get(i).attemptTimeout());
                     failure = failure == null ? cause : failure;
+                } else if (RedisFailures.isTimeout(cause)) {
+                    // Without the timeout as cause: the acquire loop would revoke the try on every
+                    // master, while releaseWhenAnswered already revokes it where it is unanswered.
+                    cause = new LockException(masters.get(i) + ": " + cause.getMessage());
+                    failure = failure == null ? cause : failure;
                 } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
                     failure = cause; // a Redis failure says more than a slow answer
                 }
