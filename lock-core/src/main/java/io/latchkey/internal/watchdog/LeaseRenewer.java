@@ -76,6 +76,17 @@ public final class LeaseRenewer implements AutoCloseable {
         holds.remove(new HoldKey(executor, key, field));
     }
 
+    /**
+     * @param executor the Redis that holds it
+     * @param key the lock hash
+     * @param field the owner's field
+     * @return the listener the hold was registered with, or null if it is not being renewed
+     */
+    public LeaseListener listener(RedisExecutor executor, String key, String field) {
+        RenewedHold hold = holds.get(new HoldKey(executor, key, field));
+        return hold == null ? null : hold.listener();
+    }
+
     /** @return how many holds are being renewed */
     public int size() {
         return holds.size();
@@ -135,6 +146,7 @@ public final class LeaseRenewer implements AutoCloseable {
             keys[i] = batch.get(i).getValue().key();
             args[i + 1] = batch.get(i).getValue().field();
         }
+        long sentAtNanos = System.nanoTime();
         return executor.<List<Object>>eval(keys[0], RENEW, ScriptOutputType.MULTI, keys, args).handle((renewed, failure) -> {
             if (failure != null) {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
@@ -143,8 +155,13 @@ public final class LeaseRenewer implements AutoCloseable {
             }
             for (int i = 0; i < batch.size(); i++) {
                 Map.Entry<HoldKey, RenewedHold> hold = batch.get(i);
-                if (((Long) renewed.get(i)) == 0L && holds.remove(hold.getKey(), hold.getValue())) {
-                    hold.getValue().listener().leaseLost(hold.getValue().key(), hold.getValue().field());
+                RenewedHold renewedHold = hold.getValue();
+                if (((Long) renewed.get(i)) == 0L) {
+                    if (holds.remove(hold.getKey(), renewedHold)) {
+                        renewedHold.listener().leaseLost(renewedHold.key(), renewedHold.field());
+                    }
+                } else if (holds.get(hold.getKey()) == renewedHold) {
+                    renewedHold.listener().leaseRenewed(renewedHold.key(), renewedHold.field(), sentAtNanos);
                 }
             }
             return true;
@@ -192,5 +209,18 @@ public final class LeaseRenewer implements AutoCloseable {
          * @param field the owner's field
          */
         void leaseLost(String key, String field);
+
+        /**
+         * Told after each renewal that found the hold and reset its lease; does nothing unless
+         * overridden. Lock kinds that track leases of their own (RedLock counts the masters whose
+         * lease still runs) use it; it must not block.
+         *
+         * @param key the lock hash
+         * @param field the owner's field
+         * @param sentAtNanos {@link System#nanoTime()} just before the renewal was sent, so the
+         *     new lease runs at least until {@code sentAtNanos} plus the lease
+         */
+        default void leaseRenewed(String key, String field, long sentAtNanos) {
+        }
     }
 }
