@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -17,8 +18,9 @@ final class RedisInspector implements AutoCloseable {
     private final StatefulRedisConnection<String, String> connection;
 
     RedisInspector(String uri) {
-        this.client = RedisClient.create(uri);
-        this.client.setDefaultTimeout(Duration.ofSeconds(5));
+        RedisURI redisUri = RedisURI.create(uri);
+        redisUri.setTimeout(Duration.ofSeconds(5));
+        this.client = RedisClient.create(redisUri);
         this.connection = client.connect();
     }
 
