@@ -61,7 +61,7 @@ public final class DefaultLockClient implements LockClient {
             RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config))
                     .orElse(null);
             if (topology == null && !config.clusterAddresses().isEmpty()) {
-                throw new UnsupportedOperationException("Redis Cluster is not supported yet");
+                topology = ClusterTopology.connect(config.clusterAddresses(), config);
             }
             return new DefaultLockClient(config, timer, topology);
         } catch (RuntimeException e) {
