@@ -14,6 +14,8 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.event.connection.DisconnectedEvent;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.List;
@@ -64,22 +66,26 @@ final class ClusterTopology implements RedisTopology {
         this.pubSub = pubSub;
         this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.eventExecutorGroup());
         if (useShardedPubSub) {
-            this.sharded = new ShardedSubscriptions(pubSub, client::getPartitions, client::refreshPartitionsAsync);
+            this.sharded = new ShardedSubscriptions(pubSub, client::getPartitions, client::refreshPartitionsAsync,
+                    resources.eventExecutorGroup());
             pubSub.setNodeMessagePropagation(true);
             pubSub.addListener(sharded);
         } else {
             this.sharded = null;
         }
-        // Lettuce announces a change before it updates its own view, so the event's nodes decide.
-        this.topologyChanges = resources.eventBus().get()
-                .filter(ClusterTopologyChangedEvent.class::isInstance)
-                .cast(ClusterTopologyChangedEvent.class)
-                .subscribe(event -> {
-                    connectToMasters(event.after());
-                    if (sharded != null) {
-                        sharded.reroute(ShardedSubscriptions.topologyOf(event.after()));
-                    }
-                });
+        this.topologyChanges = resources.eventBus().get().subscribe(event -> {
+            if (event instanceof ClusterTopologyChangedEvent change) {
+                // Lettuce announces a change before it updates its own view, so the event's nodes decide.
+                connectToMasters(change.after());
+                if (sharded != null) {
+                    sharded.reroute(ShardedSubscriptions.topologyOf(change.after()));
+                }
+            } else if (sharded != null && event instanceof DisconnectedEvent lost) {
+                sharded.connectionLost(lost.remoteAddress());
+            } else if (sharded != null && event instanceof ConnectionActivatedEvent restored) {
+                sharded.connectionRestored(restored.remoteAddress());
+            }
+        });
     }
 
     static ClusterTopology connect(List<String> seeds, LockConfig config) {
@@ -96,7 +102,7 @@ final class ClusterTopology implements RedisTopology {
                 .build();
         client.setOptions(ConnectionOptions.apply(ClusterClientOptions.builder(), config)
                 .topologyRefreshOptions(refresh)
-                .nodeFilter(node -> !(node.is(NodeFlag.FAIL) || node.is(NodeFlag.EVENTUAL_FAIL) || node.is(NodeFlag.NOADDR)))
+                .nodeFilter(node -> !(node.is(NodeFlag.FAIL) || node.is(NodeFlag.NOADDR) || node.is(NodeFlag.HANDSHAKE)))
                 .build());
         try {
             StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8);
@@ -181,6 +187,9 @@ final class ClusterTopology implements RedisTopology {
     @Override
     public void close() {
         topologyChanges.dispose();
+        if (sharded != null) {
+            sharded.close();
+        }
         pubSub.close();
         connection.close();
         shutdown(client, resources);

@@ -1,17 +1,27 @@
 package io.latchkey.internal.client;
 
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,29 +35,44 @@ import org.slf4j.LoggerFactory;
  * on another node when a slot moves, so this class does: {@link #reroute(Partitions)} runs on
  * every topology change. The {@code ssubscribed} confirmation of a moved channel reaches the
  * connection's listeners like any other, which wakes that channel's waiters to re-check the lock,
- * since unlock messages published while the channel was away are lost. Thread-safe.
+ * since unlock messages published while the channel was away are lost.
+ *
+ * <p>A client whose waiters only listen sends no command that would make Lettuce notice a
+ * failover, so while a channel's node is unreachable, or a channel has no node, this class
+ * refreshes the topology itself every {@link #WATCH_PERIOD} until every channel is on a
+ * reachable master of its slot again. Thread-safe.
  */
 final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, String> {
+
+    /** How often the topology is refreshed while a channel has no reachable master. */
+    static final Duration WATCH_PERIOD = Duration.ofMillis(500);
 
     private static final Logger log = LoggerFactory.getLogger(ShardedSubscriptions.class);
 
     private final StatefulRedisClusterPubSubConnection<String, String> pubSub;
     private final Supplier<Partitions> currentTopology;
     private final Supplier<CompletionStage<?>> refreshTopology;
+    private final ScheduledExecutorService scheduler;
     /** Channel to its live subscription; guarded by {@code this}. */
     private final Map<String, Subscription> channels = new HashMap<>();
+    /** {@code host:port} of nodes whose connections are down now. */
+    private final Set<String> unreachable = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean watching = new AtomicBoolean();
+    private volatile boolean closed;
 
     /**
      * @param pubSub the cluster pub/sub connection; this object must be one of its cluster
      *     listeners, and node message propagation must be on
      * @param currentTopology the client's current view of the cluster
      * @param refreshTopology asks the client to refresh its view now
+     * @param scheduler schedules topology refreshes while a channel has no reachable master
      */
     ShardedSubscriptions(StatefulRedisClusterPubSubConnection<String, String> pubSub, Supplier<Partitions> currentTopology,
-                         Supplier<CompletionStage<?>> refreshTopology) {
+                         Supplier<CompletionStage<?>> refreshTopology, ScheduledExecutorService scheduler) {
         this.pubSub = pubSub;
         this.currentTopology = currentTopology;
         this.refreshTopology = refreshTopology;
+        this.scheduler = scheduler;
     }
 
     /**
@@ -71,10 +96,11 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
         synchronized (this) {
             subscription = channels.remove(channel);
         }
-        if (subscription == null || subscription.nodeId == null) {
+        String nodeId = subscription == null ? null : subscription.nodeId;
+        if (nodeId == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return sunsubscribe(subscription.nodeId, channel);
+        return sunsubscribe(nodeId, channel);
     }
 
     /**
@@ -94,12 +120,27 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
                 log.debug("Moving unlock channel {} from node {} to node {}", channel, subscription.nodeId, owner.getNodeId());
                 moveTo(channel, subscription, owner).whenComplete((ok, failure) -> {
                     if (failure != null) {
-                        log.debug("Could not move unlock channel {}; its waiters re-check when their lease bound runs out",
-                                channel, failure);
+                        log.debug("Could not move unlock channel {} yet: {}", channel, failure.toString());
+                        watch();
                     }
                 });
             }
         });
+    }
+
+    /** @param node the remote address of a connection that went down */
+    void connectionLost(SocketAddress node) {
+        if (node instanceof InetSocketAddress address) {
+            unreachable.add(address.getHostString() + ":" + address.getPort());
+            watch();
+        }
+    }
+
+    /** @param node the remote address of a connection that is up again */
+    void connectionRestored(SocketAddress node) {
+        if (node instanceof InetSocketAddress address) {
+            unreachable.remove(address.getHostString() + ":" + address.getPort());
+        }
     }
 
     /**
@@ -108,20 +149,62 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
      */
     @Override
     public void sunsubscribed(RedisClusterNode node, String channel, long count) {
-        Subscription dropped;
         synchronized (this) {
-            dropped = channels.get(channel);
+            Subscription dropped = channels.get(channel);
             if (dropped == null || node == null || !node.getNodeId().equals(dropped.nodeId)) {
                 return;
             }
             dropped.nodeId = null;
         }
-        log.debug("Node {} dropped unlock channel {}; refreshing the cluster topology", node.getNodeId(), channel);
-        refreshTopology.get().whenComplete((ok, failure) -> reroute(currentTopology.get()));
+        log.debug("Node {} dropped unlock channel {}; looking for the slot's new master", node.getNodeId(), channel);
+        watch();
+    }
+
+    /** Stops refreshing the topology; idempotent. */
+    void close() {
+        closed = true;
+    }
+
+    /** Starts refreshing the topology until every channel is on a reachable master, unless already doing so. */
+    private void watch() {
+        if (!closed && watching.compareAndSet(false, true)) {
+            scheduleWatch();
+        }
+    }
+
+    private void scheduleWatch() {
+        try {
+            scheduler.schedule(() -> refreshTopology.get().whenComplete((ok, failure) -> {
+                Partitions topology = currentTopology.get();
+                reroute(topology);
+                if (closed || everyChannelHealthy(topology)) {
+                    watching.set(false);
+                } else {
+                    scheduleWatch();
+                }
+            }), WATCH_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException clientClosing) {
+            watching.set(false);
+        }
+    }
+
+    private boolean everyChannelHealthy(Partitions topology) {
+        Map<String, Subscription> current;
+        synchronized (this) {
+            current = Map.copyOf(channels);
+        }
+        for (Map.Entry<String, Subscription> entry : current.entrySet()) {
+            RedisClusterNode owner = owner(topology, entry.getKey());
+            if (owner == null || !owner.getNodeId().equals(entry.getValue().nodeId) || unreachable.contains(address(owner))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private CompletableFuture<Void> moveTo(String channel, Subscription subscription, RedisClusterNode owner) {
         if (owner == null) {
+            watch();
             return CompletableFuture.failedFuture(new RedisException("no master serves the slot of channel " + channel));
         }
         String previous = subscription.nodeId;
@@ -150,7 +233,7 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
                 .thenCompose(node -> node.async().sunsubscribe(channel).toCompletableFuture())
                 .handle((ok, failure) -> {
                     if (failure != null) {
-                        log.debug("sunsubscribe {} on node {} failed; the node is likely gone", channel, nodeId, failure);
+                        log.debug("sunsubscribe {} on node {} failed; the node is likely gone: {}", channel, nodeId, failure.toString());
                     }
                     return null;
                 });
@@ -166,6 +249,11 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 
     private static RedisClusterNode owner(Partitions topology, String channel) {
         return topology.getMasterBySlot(SlotHash.getSlot(channel));
+    }
+
+    private static String address(RedisClusterNode node) {
+        RedisURI uri = node.getUri();
+        return uri.getHost() + ":" + uri.getPort();
     }
 
     /**
