@@ -10,10 +10,12 @@ import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.security.cert.CertificateException;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 
 /**
@@ -42,9 +44,21 @@ final class ConnectionOptions {
         return commandTimeout.compareTo(MIN_CONNECT_TIMEOUT) > 0 ? commandTimeout : MIN_CONNECT_TIMEOUT;
     }
 
-    /** @return two I/O and two computation threads: a lock client's load needs no more */
+    /** The longest pause between two attempts to reconnect: a lock client is useless while disconnected. */
+    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+    /**
+     * @return two I/O and two computation threads, which a lock client's load never outgrows, and
+     *     reconnect attempts at most {@link #MAX_RECONNECT_DELAY} apart (Lettuce's default backs
+     *     off to 30 s, which would keep locks unusable long after a failover has finished); the
+     *     jitter keeps many clients from reconnecting in step
+     */
     static ClientResources resources() {
-        return DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+        return DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .reconnectDelay(Delay.equalJitter(Duration.ZERO, MAX_RECONNECT_DELAY, 10, TimeUnit.MILLISECONDS))
+                .build();
     }
 
     /**
