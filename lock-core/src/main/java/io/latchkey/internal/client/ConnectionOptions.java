@@ -102,11 +102,11 @@ final class ConnectionOptions {
      *     or mismatched certificate, a plain connection to a TLS port, or an unreachable server
      */
     static LockException connectFailure(String where, Throwable failure) {
-        String hint = hint(failure);
+        String hint = hint(failure, where.contains("rediss"));
         return new LockException("cannot connect to Redis at " + where + ": " + hint, failure);
     }
 
-    private static String hint(Throwable failure) {
+    private static String hint(Throwable failure, boolean tls) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = String.valueOf(cause.getMessage());
             if (cause instanceof RedisCommandExecutionException) {
@@ -122,8 +122,10 @@ final class ConnectionOptions {
                 return "the TLS handshake failed (" + message + "); is the server's certificate signed by a CA in "
                         + "LockConfig.trustedCertificates (or the JVM trust store), and does it name this host?";
             }
-            if (cause instanceof ClosedChannelException || message.contains("Connection closed prematurely")) {
-                return "the server closed the connection during the handshake; if that port only speaks TLS, use rediss://";
+            if (!tls && (cause instanceof ClosedChannelException || message.contains("Connection closed prematurely")
+                    || message.contains("Connection reset"))) {
+                return "the server closed the connection before it answered (" + message
+                        + "); if that port only speaks TLS, use a rediss:// URI";
             }
         }
         Throwable root = failure;
