@@ -160,6 +160,14 @@ public final class RedisServer implements AutoCloseable {
         return RedisBinary.versionOf(binary);
     }
 
+    /**
+     * @return the major version of the binary this server runs, such as 7
+     * @throws RedisFixtureException if the version cannot be read
+     */
+    public int majorVersion() {
+        return RedisBinary.majorOf(version());
+    }
+
     /** @return the executable this server runs */
     public Path binary() {
         return binary;

@@ -9,7 +9,6 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.testing.RedisBinary;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
@@ -161,11 +160,10 @@ class ClusterFailoverTest {
     private static void awaitEveryWaiterSubscribed(List<String> names) {
         await().atMost(Duration.ofSeconds(10)).until(() -> names.stream().allMatch(name -> {
             String channel = "latchkey:{" + name + "}:channel";
-            if (RedisBinary.atLeast(7)) {
+            if (cluster.nodes().get(0).majorVersion() >= 7) {
                 return ClusterLockTest.shardSubscribers(cluster.masterFor(name), channel) == 1;
             }
-            return cluster.masters().stream().anyMatch(node ->
-                    ((Long) ((List<?>) node.command("PUBSUB", "NUMSUB", channel)).get(1)) == 1);
+            return cluster.masters().stream().mapToLong(node -> ClusterLockTest.classicSubscribers(node, channel)).sum() == 1;
         }));
     }
 

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
-import io.latchkey.testing.RedisBinary;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
@@ -27,37 +26,53 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
- * The plain lock on a Redis Cluster of three masters (one replica each): mutual exclusion across
+ * The plain lock on a Redis Cluster of three masters: mutual exclusion across
  * clients on names of every master, unlock messages on the slot's own master (sharded pub/sub on
  * Redis 7), watchdog renewal of holds on many slots, and a slot moved to another master while
  * its lock is held and awaited (ASK during the migration, MOVED after it).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterLockTest {
 
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
-    private static RedisCluster cluster;
 
+    private RedisCluster cluster;
+    private boolean sharded;
     private final List<LockClient> clients = new ArrayList<>();
-    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private ExecutorService threads;
+
+    /** @return the cluster the tests run on: three masters of the default {@code redis-server} */
+    protected RedisCluster startCluster() {
+        return RedisCluster.start(3, 0);
+    }
 
     @BeforeAll
-    static void startCluster() {
-        cluster = RedisCluster.start(3, 1);
+    void startTheCluster() {
+        cluster = startCluster();
+        sharded = cluster.nodes().get(0).majorVersion() >= 7;
     }
 
     @AfterAll
-    static void stopCluster() {
+    void stopTheCluster() {
         if (cluster != null) {
             cluster.close();
         }
     }
 
+    @BeforeEach
+    void startThreads() {
+        threads = Executors.newCachedThreadPool();
+    }
+
     @AfterEach
     void closeClients() throws InterruptedException {
         clients.forEach(LockClient::close);
+        clients.clear();
         threads.shutdownNow();
         threads.awaitTermination(5, TimeUnit.SECONDS);
     }
@@ -140,10 +155,11 @@ class ClusterLockTest {
         held.lockAsync(owner).get(5, TimeUnit.SECONDS);
         CompletableFuture<Void> waiter = awaited.lockAsync(7);
         RedisServer master = cluster.masterFor(name);
-        if (RedisBinary.atLeast(7)) {
+        if (sharded) {
             await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers(master, channel) == 1);
         } else {
-            await().atMost(Duration.ofSeconds(5)).until(() -> !waiter.isDone());
+            await().atMost(Duration.ofSeconds(5)).until(() -> cluster.masters().stream()
+                    .mapToLong(node -> classicSubscribers(node, channel)).sum() == 1);
         }
         assertFalse(waiter.isDone(), "the lock is held");
 
@@ -154,7 +170,7 @@ class ClusterLockTest {
         // The holder's lease was 30 s: only the unlock message can wake the waiter this soon.
         assertTrue(tookMillis < 3000, "the waiter took " + tookMillis + " ms to notice the unlock");
         awaited.unlockAsync(7).get(5, TimeUnit.SECONDS);
-        if (RedisBinary.atLeast(7)) {
+        if (sharded) {
             await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers(master, channel) == 0);
         }
     }
@@ -184,8 +200,6 @@ class ClusterLockTest {
 
     @Test
     void aSlotMovedToAnotherMasterWhileItsLockIsHeldAndAwaited() throws Exception {
-        assumeTrue(RedisBinary.atLeast(7), "CLUSTER SETSLOT ... NODE drops sharded subscribers only on Redis 7+; this "
-                + "server is " + RedisBinary.version());
         String name = namesOnEveryMaster(cluster, "latchkey-test:cluster:moved", 1).get(0);
         String channel = "latchkey:{" + name + "}:channel";
         String slot = Integer.toString(cluster.slotOf(name));
@@ -196,7 +210,12 @@ class ClusterLockTest {
 
         held.lockAsync(1).get(5, TimeUnit.SECONDS);
         CompletableFuture<Void> waiter = awaited.lockAsync(2);
-        await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers(source, channel) == 1);
+        if (sharded) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers(source, channel) == 1);
+        } else {
+            await().atMost(Duration.ofSeconds(5)).until(() -> cluster.masters().stream()
+                    .mapToLong(node -> classicSubscribers(node, channel)).sum() == 1);
+        }
 
         // Migrate the slot as redis-cli --cluster reshard does, and release the lock half-way:
         // its key is on the target already while the source still owns the slot (ASK).
@@ -216,13 +235,13 @@ class ClusterLockTest {
         }
         unlock.get(5, TimeUnit.SECONDS);
 
-        // The unlock message went out on the target while the waiter listened on the source;
-        // the source drops the channel with the slot, the client follows it to the target and
-        // the waiter re-checks, long before the holder's 30 s lease would have woken it.
+        // Sharded: the unlock message went out on the target while the waiter listened on the
+        // source; the source drops the channel with the slot, the client follows it to the target
+        // and the waiter re-checks, long before the holder's 30 s lease would have woken it.
+        // Classic: the message reached every node.
         waiter.get(10, TimeUnit.SECONDS);
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
         assertTrue(tookMillis < 8000, "the waiter took " + tookMillis + " ms");
-        await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers(target, channel) == 0);
 
         // MOVED: the holder's client still thinks the slot is on the source.
         assertFalse(held.tryLockAsync(Duration.ofMillis(300), LONG_LEASE, 1).get(10, TimeUnit.SECONDS),
@@ -251,6 +270,11 @@ class ClusterLockTest {
         waiter.get(5, TimeUnit.SECONDS);
         other.unlockAsync(2).get(5, TimeUnit.SECONDS);
         assertFalse(fair.isLocked());
+    }
+
+    static long classicSubscribers(RedisServer node, String channel) {
+        List<?> reply = (List<?>) node.command("PUBSUB", "NUMSUB", channel);
+        return (Long) reply.get(1);
     }
 
     static long shardSubscribers(RedisServer node, String channel) {
