@@ -207,21 +207,26 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
             watch();
             return CompletableFuture.failedFuture(new RedisException("no master serves the slot of channel " + channel));
         }
-        String previous = subscription.nodeId;
-        return connection(owner.getNodeId())
+        String target = owner.getNodeId();
+        String previous;
+        synchronized (this) {
+            previous = subscription.nodeId;
+            subscription.target = target;
+        }
+        return connection(target)
                 .thenCompose(node -> node.async().ssubscribe(channel).toCompletableFuture())
                 .thenAccept(ok -> {
-                    boolean stillWanted;
+                    boolean latest;
                     synchronized (this) {
-                        stillWanted = channels.get(channel) == subscription;
-                        if (stillWanted) {
-                            subscription.nodeId = owner.getNodeId();
+                        latest = channels.get(channel) == subscription && target.equals(subscription.target);
+                        if (latest) {
+                            subscription.nodeId = target;
                         }
                     }
-                    if (!stillWanted) {
-                        // Unsubscribed while this subscribe was on its way: undo it.
-                        sunsubscribe(owner.getNodeId(), channel);
-                    } else if (previous != null && !previous.equals(owner.getNodeId())) {
+                    if (!latest) {
+                        // Unsubscribed, or moved elsewhere, while this subscribe was on its way: undo it.
+                        sunsubscribe(target, channel);
+                    } else if (previous != null && !previous.equals(target)) {
                         // Best effort: the old node is often down or no longer in the topology.
                         sunsubscribe(previous, channel);
                     }
@@ -272,5 +277,7 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
     private static final class Subscription {
         /** The node that confirmed it, null until one did; written under the enclosing instance's lock. */
         volatile String nodeId;
+        /** The node of the latest move, confirmed or not; guarded by the enclosing instance. */
+        String target;
     }
 }
