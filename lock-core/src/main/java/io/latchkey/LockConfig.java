@@ -134,7 +134,14 @@ public final class LockConfig {
         }
 
         /**
-         * @param seedUris one or more nodes of a Redis Cluster; not null
+         * Points the client at a Redis Cluster. Each lock lives on the master of its name's hash
+         * slot (all of a lock's keys share it); the client follows MOVED and ASK redirections,
+         * refreshes its view of the cluster after redirections, reconnects and failovers, and
+         * sends unlock messages by sharded pub/sub when every master runs Redis 7 or newer,
+         * classic pub/sub otherwise. Credentials and TLS of the first URI apply to every node.
+         *
+         * @param seedUris one or more nodes of a Redis Cluster ({@code redis://} or
+         *     {@code rediss://}, with {@code user:password@} for an ACL user); not null
          * @return this builder
          */
         public Builder clusterAddresses(String... seedUris) {
