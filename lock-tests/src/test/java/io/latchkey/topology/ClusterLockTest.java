@@ -158,7 +158,7 @@ class ClusterLockTest {
         if (sharded) {
             await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers(master, channel) == 1);
         } else {
-            await().atMost(Duration.ofSeconds(5)).until(() -> cluster.masters().stream()
+            await().atMost(Duration.ofSeconds(5)).until(() -> cluster.nodes().stream()
                     .mapToLong(node -> classicSubscribers(node, channel)).sum() == 1);
         }
         assertFalse(waiter.isDone(), "the lock is held");
@@ -213,7 +213,7 @@ class ClusterLockTest {
         if (sharded) {
             await().atMost(Duration.ofSeconds(5)).until(() -> shardSubscribers(source, channel) == 1);
         } else {
-            await().atMost(Duration.ofSeconds(5)).until(() -> cluster.masters().stream()
+            await().atMost(Duration.ofSeconds(5)).until(() -> cluster.nodes().stream()
                     .mapToLong(node -> classicSubscribers(node, channel)).sum() == 1);
         }
 
