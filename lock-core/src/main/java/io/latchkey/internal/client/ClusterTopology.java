@@ -152,10 +152,12 @@ final class ClusterTopology implements RedisTopology {
         }
     }
 
-    private static int majorVersion(String info) {
-        return info.lines().filter(line -> line.startsWith("redis_version:"))
-                .map(line -> line.substring("redis_version:".length()).strip())
-                .map(version -> Integer.parseInt(version.substring(0, version.indexOf('.') < 0 ? version.length() : version.indexOf('.'))))
+    /** @return the major version in {@code INFO server}'s {@code redis_version:7.0.15} line, 0 if there is none */
+    static int majorVersion(String info) {
+        String prefix = "redis_version:";
+        return info.lines().filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length()).strip().split("\\.")[0])
+                .mapToInt(Integer::parseInt)
                 .findFirst().orElse(0);
     }
 

@@ -12,8 +12,8 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.nio.channels.ClosedChannelException;
-import java.time.Duration;
 import java.security.cert.CertificateException;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
@@ -32,6 +32,9 @@ final class ConnectionOptions {
      */
     static final Duration MIN_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
+    /** The longest pause between two attempts to reconnect: a lock client is useless while disconnected. */
+    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+
     private ConnectionOptions() {
     }
 
@@ -43,9 +46,6 @@ final class ConnectionOptions {
         Duration commandTimeout = config.commandTimeout();
         return commandTimeout.compareTo(MIN_CONNECT_TIMEOUT) > 0 ? commandTimeout : MIN_CONNECT_TIMEOUT;
     }
-
-    /** The longest pause between two attempts to reconnect: a lock client is useless while disconnected. */
-    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
 
     /**
      * @return two I/O and two computation threads, which a lock client's load never outgrows, and
