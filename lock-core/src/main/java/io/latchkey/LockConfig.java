@@ -214,9 +214,9 @@ public final class LockConfig {
         /**
          * @return the validated configuration
          * @throws IllegalArgumentException if no address is set, both a single address and a
-         *     cluster are set, a URI is malformed, fewer than three RedLock masters are given, a
-         *     duration is zero, negative or inconsistent with another, or the trusted certificates
-         *     file is not a readable file
+         *     cluster are set, a URI is malformed, fewer than three RedLock masters or one twice are
+         *     given, a duration is zero, negative or inconsistent with another, or the trusted
+         *     certificates file is not a readable file
          */
         public LockConfig build() {
             requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
@@ -226,6 +226,9 @@ public final class LockConfig {
             requireArgument(redLockAddresses.isEmpty() || redLockAddresses.size() >= MIN_RED_LOCK_MASTERS,
                     "redLockAddresses needs at least %s independent masters, got %s",
                     MIN_RED_LOCK_MASTERS, redLockAddresses.size());
+            // The same master twice would count its vote twice.
+            redLockAddresses.stream().filter(uri -> redLockAddresses.indexOf(uri) != redLockAddresses.lastIndexOf(uri))
+                    .findFirst().ifPresent(uri -> requireArgument(false, "redLockAddresses must be independent masters, got %s twice", redact(uri)));
             if (address != null) {
                 requireUri("address", address);
             }

@@ -68,7 +68,7 @@ class ClientCloseTest {
 
     private static LockClient newClient() {
         return LockClient.create(LockConfig.builder().address(redis.uri())
-                .watchdogTimeout(Duration.ofMillis(1500)).commandTimeout(Duration.ofMillis(400)).build());
+                .watchdogTimeout(Duration.ofMillis(1500)).commandTimeout(Duration.ofMillis(700)).build());
     }
 
     private static ConditionFactory within(Duration atMost) {

@@ -21,14 +21,32 @@ public final class HolderMain {
             System.exit(2);
         }
         Duration watchdog = Duration.ofMillis(Long.parseLong(args[2]));
-        LockClient client = LockClient.create(LockConfig.builder()
+        LockConfig config = LockConfig.builder()
                 .address(args[0])
                 .watchdogTimeout(watchdog)
-                .commandTimeout(watchdog.dividedBy(4))
-                .build());
+                .commandTimeout(watchdog.dividedBy(2).minusMillis(50))
+                .build();
+        LockClient client = connect(config);
         client.getLock(args[1]).lock();
         System.out.println(LOCKED);
         System.out.flush();
         Thread.currentThread().join(); // hold until killed
+    }
+
+    /**
+     * A cold JVM loads Netty and Lettuce during its first handshake, which may take longer than
+     * the short command timeout the test needs for the lease; try a few times.
+     */
+    private static LockClient connect(LockConfig config) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return LockClient.create(config);
+            } catch (LockException e) {
+                if (attempt == 5) {
+                    throw e;
+                }
+                System.err.println("connect attempt " + attempt + " failed: " + e.getMessage());
+            }
+        }
     }
 }

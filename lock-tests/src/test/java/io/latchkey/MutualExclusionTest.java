@@ -1,5 +1,6 @@
 package io.latchkey;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -91,10 +92,11 @@ class MutualExclusionTest {
             threads.shutdown();
             assertTrue(threads.awaitTermination(90, TimeUnit.SECONDS), "the contenders did not finish");
 
-            assertTrue(failures.isEmpty(), "contenders failed: " + failures);
-            assertEquals(0, overlaps.get(), "times two holders were inside at once");
-            assertEquals(CLIENTS * THREADS_PER_CLIENT * ACQUISITIONS_PER_THREAD, counter,
-                    "holds counted by the unguarded counter");
+            assertAll(
+                    () -> assertEquals(0, overlaps.get(), "times two holders were inside at once"),
+                    () -> assertEquals(CLIENTS * THREADS_PER_CLIENT * ACQUISITIONS_PER_THREAD, counter,
+                            "holds counted by the unguarded counter"),
+                    () -> assertTrue(failures.isEmpty(), "contenders failed: " + failures));
             assertFalse(clients.get(0).getLock(name).isLocked(), "every hold was released");
         } finally {
             threads.shutdownNow();

@@ -60,6 +60,16 @@ class PlainLockTest extends DistributedLockContract {
         redis.restart();
     }
 
+    @Override
+    protected void pauseRedis() {
+        redis.pause();
+    }
+
+    @Override
+    protected void resumeRedis() {
+        redis.resume();
+    }
+
     @Test
     void emptyNameIsRejected() {
         LockClient client = newClient();

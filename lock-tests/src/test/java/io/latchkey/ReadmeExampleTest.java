@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The usage example of the README, compiled and run so that it cannot rot. The body of
- * {@link #readmeExample(String)} is the README's example line for line, except that the critical
- * section records that it ran.
+ * {@link #readmeExample(String)} is the README's example line for line, except that the URI is a
+ * parameter and the critical section records that it ran.
  */
 class ReadmeExampleTest {
 
@@ -35,13 +35,16 @@ class ReadmeExampleTest {
     private void readmeExample(String redisUri) {
         try (LockClient client = LockClient.create(redisUri)) {
             DistributedLock lock = client.getLock("orders:42");
-            lock.lock();
+            lock.lock();                        // waits; the watchdog renews the lease while held
             try {
-                // one holder at a time, across every JVM using this Redis
-                criticalSectionRan.set(lock.isHeldByCurrentThread());
+                // one holder at a time, across every JVM that uses this Redis
+                criticalSectionRan.set(lock.isHeldByCurrentThread()); // not in the README
             } finally {
                 lock.unlock();
             }
+            lock.lockAsync(42L)                 // async, for an explicit owner id
+                    .thenCompose(held -> lock.unlockAsync(42L))
+                    .join();
         }
     }
 

@@ -39,6 +39,7 @@ public final class RedisServer implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration JVM_EXIT_WAIT = Duration.ofSeconds(2);
     private static final Duration PING_TIMEOUT = Duration.ofMillis(500);
     private static final long EXIT_POLL_MILLIS = 10;
     private static final int START_ATTEMPTS = 5;
@@ -364,14 +365,20 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Kills the process for the JVM shutdown hook, without taking this object's lock, which a
-     * test thread may hold; the directory is left to the operating system's temp cleaning.
+     * Kills the process and deletes the directory for the JVM shutdown hook, without taking this
+     * object's lock, which a test thread may hold; best effort, never throws.
      */
     void killOnJvmExit() {
         Process current = process;
         if (current != null && current.isAlive()) {
             // SIGKILL ends a stopped process as well, so a paused server needs no SIGCONT here.
             current.destroyForcibly();
+            awaitExit(current, JVM_EXIT_WAIT);
+        }
+        try {
+            deleteRecursively(dir);
+        } catch (IOException | UncheckedIOException ignored) {
+            // The JVM is going away; a leftover temp directory is all that is lost.
         }
     }
 
@@ -428,6 +435,10 @@ public final class RedisServer implements AutoCloseable {
                 if (process.waitFor(EXIT_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
                     return readLog(logOffset).contains(PORT_IN_USE) ? Outcome.PORT_IN_USE : Outcome.EXITED;
                 }
+                // Checked after the answer, so that a process which lost the port race and already
+                // exited is not taken as up on the strength of another server's PONG. A PONG that
+                // arrives before ours even reaches bind() could still fool this; that needs another
+                // Redis to take the same ephemeral port within those milliseconds.
                 if (RedisPing.answers(HOST, port, PING_TIMEOUT) && process.isAlive()) {
                     return Outcome.READY;
                 }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
  * Every row of the API's semantics table for the plain lock, on a Redis Cluster of three
  * masters: the same assertions as on one server, through slot routing and sharded pub/sub.
  * "Redis down" kills every node; the restarted nodes rejoin the cluster from their saved
- * cluster configuration.
+ * cluster configuration. "Redis too slow" pauses every node.
  */
 class ClusterContractTest extends DistributedLockContract {
 
@@ -50,6 +50,18 @@ class ClusterContractTest extends DistributedLockContract {
     @Override
     protected void restartRedis() {
         cluster.nodes().forEach(RedisServer::restart);
+        cluster.awaitHealthy(Duration.ofSeconds(30));
+    }
+
+    @Override
+    protected void pauseRedis() {
+        cluster.nodes().forEach(RedisServer::pause);
+    }
+
+    @Override
+    protected void resumeRedis() {
+        cluster.nodes().forEach(RedisServer::resume);
+        // Nodes that missed each other's pings for a while may briefly mark each other failing.
         cluster.awaitHealthy(Duration.ofSeconds(30));
     }
 }

@@ -50,8 +50,9 @@ public final class DefaultLockClient implements LockClient {
 
     /**
      * @param config the validated configuration
-     * @return a client connected to the configured Redis, or, with only RedLock masters
-     *     configured, one that connects to them when {@link #getRedLock} is first called
+     * @return a client connected to the configured Redis, and to the RedLock masters if any are
+     *     configured and lock-redlock is on the class path (without it, {@link #getRedLock}
+     *     says that it is missing)
      */
     public static DefaultLockClient connect(LockConfig config) {
         Objects.requireNonNull(config, "config");
@@ -63,7 +64,17 @@ public final class DefaultLockClient implements LockClient {
             if (topology == null && !config.clusterAddresses().isEmpty()) {
                 topology = ClusterTopology.connect(config.clusterAddresses(), config);
             }
-            return new DefaultLockClient(config, timer, topology);
+            DefaultLockClient client = new DefaultLockClient(config, timer, topology);
+            if (!config.redLockAddresses().isEmpty()) {
+                // Fails now, as a client of an unreachable address does, not at the first getRedLock.
+                try {
+                    client.provider(LockKindProvider.RED).ifPresent(provider -> client.open(LockKindProvider.RED, provider));
+                } catch (RuntimeException e) {
+                    client.close();
+                    throw e;
+                }
+            }
+            return client;
         } catch (RuntimeException e) {
             timer.stop();
             throw e;
@@ -112,14 +123,22 @@ public final class DefaultLockClient implements LockClient {
         }
         LockKind open = kinds.get(kind);
         if (open == null) {
-            LockKindProvider provider = ServiceLoader.load(LockKindProvider.class, LockKindProvider.class.getClassLoader()).stream()
-                    .map(ServiceLoader.Provider::get)
-                    .filter(candidate -> candidate.kind().equals(kind))
-                    .findFirst()
-                    .orElseThrow(() -> new IllegalStateException("this lock kind needs " + artifact + " on the class path"));
-            open = provider.open(this);
-            kinds.put(kind, open);
+            open = open(kind, provider(kind).orElseThrow(
+                    () -> new IllegalStateException("this lock kind needs " + artifact + " on the class path")));
         }
+        return open;
+    }
+
+    private Optional<LockKindProvider> provider(String kind) {
+        return ServiceLoader.load(LockKindProvider.class, LockKindProvider.class.getClassLoader()).stream()
+                .map(ServiceLoader.Provider::get)
+                .filter(candidate -> candidate.kind().equals(kind))
+                .findFirst();
+    }
+
+    private synchronized LockKind open(String kind, LockKindProvider provider) {
+        LockKind open = provider.open(this);
+        kinds.put(kind, open);
         return open;
     }
 

@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.redis.RedisFailures;
 import io.latchkey.internal.wakeup.Wakeups;
 
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,7 @@ final class AcquireAttempt {
      */
     static AcquireAttempt start(LockProtocol protocol, long owner, Lease lease, long waitNanos) {
         AcquireAttempt attempt = new AcquireAttempt(protocol, owner, lease, waitNanos);
+        attempt.wakeups = protocol.wakeupsIfWaitedFor(owner);
         attempt.result.whenComplete((acquired, failure) -> {
             Wakeups current = attempt.wakeups;
             if (current != null) {
@@ -97,14 +99,16 @@ final class AcquireAttempt {
 
     private void afterTry(Long waitMillis, Throwable failure, long seen) {
         if (failure != null) {
+            if (RedisFailures.isTimeout(failure)) {
+                revokeUnansweredTry();
+            }
             fail(failure);
         } else if (waitMillis == null) {
             acquired();
         } else if (result.isDone()) {
             giveUp();
         } else if (remainingNanos() <= 0) {
-            result.complete(false);
-            giveUp();
+            giveUp().whenComplete((ok, ignored) -> result.complete(false));
         } else if (wakeups == null) {
             protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
                 if (joinFailure != null) {
@@ -147,6 +151,17 @@ final class AcquireAttempt {
         }
     }
 
+    /**
+     * A try that timed out is still on the wire and Redis runs it once it answers again; a release
+     * sent behind it on the same connection runs right after, so a grant the caller never heard
+     * of does not outlive the pause. Had the owner held the lock before, the try was a re-entry
+     * and the release undoes exactly that. If the connection itself broke, nothing can be sent and
+     * the lease bounds the stray hold.
+     */
+    private void revokeUnansweredTry() {
+        protocol.release(owner).exceptionally(notHeld -> null);
+    }
+
     private void fail(Throwable failure) {
         closeWakeups();
         protocol.abandon(owner).whenComplete((ok, ignored) -> {
@@ -155,9 +170,17 @@ final class AcquireAttempt {
         });
     }
 
-    private void giveUp() {
+    /** Leaves without the lock: hands an unused wake-up on, and drops the attempt's trace in Redis. */
+    private CompletableFuture<Void> giveUp() {
+        Wakeups current = wakeups;
+        if (current != null) {
+            current.handOn();
+        }
         closeWakeups();
-        protocol.abandon(owner).whenComplete((ok, failure) -> settled.complete(null));
+        return protocol.abandon(owner).handle((ok, failure) -> {
+            settled.complete(null);
+            return null;
+        });
     }
 
     private void closeWakeups() {

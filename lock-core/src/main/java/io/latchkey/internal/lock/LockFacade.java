@@ -58,13 +58,17 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public boolean tryLock() {
-        return await(protocol.tryAcquire(currentOwner(), watchdogLease())) == null;
+        return await(start(currentOwner(), watchdogLease(), 0, Function.identity()));
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
-        return tryLock(Duration.of(time, unit.toChronoUnit()));
+        if (time < 0) {
+            throw new IllegalArgumentException("waitTime must not be negative: " + time + " " + unit);
+        }
+        // toNanos saturates, so Long.MAX_VALUE of any unit means "as long as it takes"
+        return acquireInterruptibly(watchdogLease(), unit.toNanos(time));
     }
 
     @Override

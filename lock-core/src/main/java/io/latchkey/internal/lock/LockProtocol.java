@@ -50,6 +50,15 @@ public interface LockProtocol {
      */
     CompletableFuture<Wakeups> wakeups(long owner);
 
+    /**
+     * @param owner the owner id, for kinds that wake waiters by name
+     * @return wake-ups ready at once, without a round trip, if others here already wait for this
+     *     lock; else null, and {@link #wakeups} is used once a try has failed
+     */
+    default Wakeups wakeupsIfWaitedFor(long owner) {
+        return null;
+    }
+
     /** @return true if the lock existed and was deleted */
     CompletableFuture<Boolean> forceRelease();
 

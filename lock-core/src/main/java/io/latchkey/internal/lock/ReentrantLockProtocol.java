@@ -85,6 +85,11 @@ public final class ReentrantLockProtocol implements LockProtocol {
     }
 
     @Override
+    public Wakeups wakeupsIfWaitedFor(long owner) {
+        return context.subscriptions().joinIfSubscribed(keys.channel(), null);
+    }
+
+    @Override
     public CompletableFuture<Boolean> forceRelease() {
         return context.executor().<Long>eval(name, FORCE_RELEASE, ScriptOutputType.INTEGER,
                 new String[] {keys.lock(), keys.channel()}, context.publishCommand()).thenApply(deleted -> deleted == 1L);

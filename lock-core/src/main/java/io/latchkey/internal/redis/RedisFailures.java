@@ -38,6 +38,19 @@ public final class RedisFailures {
 
     /**
      * @param failure a failure as a future reports it
+     * @return true if Redis did not answer in time: the command may still run later
+     */
+    public static boolean isTimeout(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param failure a failure as a future reports it
      * @return the failure without the {@link CompletionException} or {@link ExecutionException} wrapper
      */
     public static Throwable unwrap(Throwable failure) {

@@ -53,7 +53,7 @@ final class ChannelWaiters {
             if (addressed && !Objects.equals(message, wake.address)) {
                 continue;
             }
-            if (wake.wake()) {
+            if (wake.signal()) {
                 return;
             }
         }

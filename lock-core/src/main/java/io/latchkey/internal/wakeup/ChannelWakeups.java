@@ -53,6 +53,14 @@ final class ChannelWakeups implements Wakeups {
     }
 
     @Override
+    public void handOn() {
+        PendingWake wake = current;
+        if (wake != null && wake.signalled) {
+            waiters.signal("");
+        }
+    }
+
+    @Override
     public synchronized void close() {
         if (!closed) {
             closed = true;

@@ -9,6 +9,8 @@ final class PendingWake {
     final String address;
     final CompletableFuture<Void> done = new CompletableFuture<>();
     volatile Timeout timeout;
+    /** True if an unlock message, rather than the timeout or an interrupt, ended the wait. */
+    volatile boolean signalled;
 
     PendingWake(String address) {
         this.address = address;
@@ -17,6 +19,16 @@ final class PendingWake {
     /** @return true if this call ended the wait, false if it had already ended */
     boolean wake() {
         return done.complete(null);
+    }
+
+    /** @return true if this unlock message ended the wait, false if it had already ended */
+    boolean signal() {
+        signalled = true;
+        if (done.complete(null)) {
+            return true;
+        }
+        signalled = false;
+        return false;
     }
 
     void fail(RuntimeException failure) {

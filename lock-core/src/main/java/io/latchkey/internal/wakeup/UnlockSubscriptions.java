@@ -70,6 +70,26 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         });
     }
 
+    /**
+     * Joins a channel only if it is already subscribed and confirmed here, which costs no round
+     * trip: a waiter that joins before its first try needs no second try to cover the time before
+     * the subscription.
+     *
+     * @param channel the unlock channel
+     * @param address as for {@link #join}
+     * @return wakeups ready now, or null if the channel is not subscribed here
+     */
+    public Wakeups joinIfSubscribed(String channel, String address) {
+        synchronized (this) {
+            ChannelWaiters waiters = channels.get(channel);
+            if (closed || waiters == null || !waiters.subscribed.isDone() || waiters.subscribed.isCompletedExceptionally()) {
+                return null;
+            }
+            waiters.references++;
+            return new ChannelWakeups(waiters, address, timer, this::leave);
+        }
+    }
+
     private void leave(ChannelWaiters waiters) {
         synchronized (this) {
             if (--waiters.references > 0 || closed) {

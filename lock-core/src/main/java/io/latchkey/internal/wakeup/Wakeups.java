@@ -25,6 +25,12 @@ public interface Wakeups extends AutoCloseable {
     /** Ends the pending {@link #await} now, so the attempt can notice it was abandoned. */
     void interrupt();
 
+    /**
+     * Called by an attempt that gives up without the lock: if its last wake-up was an unlock
+     * message, that message was meant for someone who can use it, so wake the next waiter.
+     */
+    void handOn();
+
     /** Stops listening; idempotent. */
     @Override
     void close();

@@ -63,7 +63,7 @@ public final class LeaseRenewer implements AutoCloseable {
             return;
         }
         holds.putIfAbsent(new HoldKey(executor, key, field), new RenewedHold(key, field, listener));
-        scheduleRound();
+        scheduleRound(periodNanos);
     }
 
     /**
@@ -75,6 +75,17 @@ public final class LeaseRenewer implements AutoCloseable {
      */
     public void cancel(RedisExecutor executor, String key, String field) {
         holds.remove(new HoldKey(executor, key, field));
+    }
+
+    /**
+     * @param executor the Redis that holds it
+     * @param key the lock hash
+     * @param field the owner's field
+     * @return the listener the hold was registered with, or null if it is not being renewed
+     */
+    public LeaseListener listener(RedisExecutor executor, String key, String field) {
+        RenewedHold hold = holds.get(new HoldKey(executor, key, field));
+        return hold == null ? null : hold.listener();
     }
 
     /** @return how many holds are being renewed */
@@ -94,10 +105,10 @@ public final class LeaseRenewer implements AutoCloseable {
         holds.clear();
     }
 
-    private void scheduleRound() {
+    private void scheduleRound(long delayNanos) {
         if (!closed && scheduled.compareAndSet(false, true)) {
             try {
-                timer.newTimeout(timeout -> renewAll(), periodNanos, TimeUnit.NANOSECONDS);
+                timer.newTimeout(timeout -> renewAll(), delayNanos, TimeUnit.NANOSECONDS);
             } catch (IllegalStateException timerStopped) {
                 scheduled.set(false);
             }
@@ -115,21 +126,24 @@ public final class LeaseRenewer implements AutoCloseable {
             Shard shard = new Shard(executor, executor.shardOf(entry.getKey().key()));
             byShard.computeIfAbsent(shard, any -> new ArrayList<>()).add(Map.entry(entry.getKey(), entry.getValue()));
         });
-        List<CompletableFuture<Void>> rounds = new ArrayList<>();
+        List<CompletableFuture<Boolean>> rounds = new ArrayList<>();
         byShard.forEach((shard, entries) -> {
             for (int from = 0; from < entries.size(); from += MAX_BATCH) {
                 rounds.add(renew(shard.executor(), entries.subList(from, Math.min(entries.size(), from + MAX_BATCH))));
             }
         });
         CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
+            boolean anyFailed = rounds.stream().anyMatch(round -> Boolean.FALSE.equals(round.join()));
             scheduled.set(false);
             if (!holds.isEmpty()) {
-                scheduleRound();
+                // After a failed round two thirds of the lease remain: retry well within them.
+                scheduleRound(anyFailed ? periodNanos / 4 : periodNanos);
             }
         });
     }
 
-    private CompletableFuture<Void> renew(RedisExecutor executor, List<Map.Entry<HoldKey, RenewedHold>> batch) {
+    /** @return completes with false if the round failed and should be retried soon */
+    private CompletableFuture<Boolean> renew(RedisExecutor executor, List<Map.Entry<HoldKey, RenewedHold>> batch) {
         String[] keys = new String[batch.size()];
         String[] args = new String[batch.size() + 1];
         args[0] = Long.toString(lease.toMillis());
@@ -137,19 +151,25 @@ public final class LeaseRenewer implements AutoCloseable {
             keys[i] = batch.get(i).getValue().key();
             args[i + 1] = batch.get(i).getValue().field();
         }
+        long sentAtNanos = System.nanoTime();
         return executor.<List<Object>>eval(keys[0], RENEW, ScriptOutputType.MULTI, keys, args).handle((renewed, failure) -> {
             if (failure != null) {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
-                        batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(periodNanos), failure.getMessage());
-                return null;
+                        batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(periodNanos / 4), failure.getMessage());
+                return false;
             }
             for (int i = 0; i < batch.size(); i++) {
                 Map.Entry<HoldKey, RenewedHold> hold = batch.get(i);
-                if (((Long) renewed.get(i)) == 0L && holds.remove(hold.getKey(), hold.getValue())) {
-                    hold.getValue().listener().leaseLost(hold.getValue().key(), hold.getValue().field());
+                RenewedHold renewedHold = hold.getValue();
+                if (((Long) renewed.get(i)) == 0L) {
+                    if (holds.remove(hold.getKey(), renewedHold)) {
+                        renewedHold.listener().leaseLost(renewedHold.key(), renewedHold.field());
+                    }
+                } else if (holds.get(hold.getKey()) == renewedHold) {
+                    renewedHold.listener().leaseRenewed(renewedHold.key(), renewedHold.field(), sentAtNanos);
                 }
             }
-            return null;
+            return true;
         });
     }
 
@@ -197,5 +217,18 @@ public final class LeaseRenewer implements AutoCloseable {
          * @param field the owner's field
          */
         void leaseLost(String key, String field);
+
+        /**
+         * Told after each renewal that found the hold and reset its lease; does nothing unless
+         * overridden. Lock kinds that track leases of their own (RedLock counts the masters whose
+         * lease still runs) use it; it must not block.
+         *
+         * @param key the lock hash
+         * @param field the owner's field
+         * @param sentAtNanos {@link System#nanoTime()} just before the renewal was sent, so the
+         *     new lease runs at least until {@code sentAtNanos} plus the lease
+         */
+        default void leaseRenewed(String key, String field, long sentAtNanos) {
+        }
     }
 }

@@ -1,0 +1,105 @@
+package io.latchkey.benchmarks;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockConfig;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/** Latchkey through its public API only: {@link LockClient}, {@link DistributedLock}. */
+final class LatchkeyBackend implements LockBackend {
+
+    /** LockConfig wants the command timeout under half the lease; short leases get a shorter one. */
+    private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
+
+    private final Duration watchdogLease;
+    private final LockClient client;
+    private LockClient redClient;
+
+    LatchkeyBackend(Duration watchdogLease) {
+        this.watchdogLease = watchdogLease;
+        this.client = LockClient.create(config().address(BenchEnvironment.redisUri()).build());
+    }
+
+    private LockConfig.Builder config() {
+        Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        if (commandTimeout.multipliedBy(2).compareTo(watchdogLease) >= 0) {
+            commandTimeout = watchdogLease.dividedBy(3);
+        }
+        return LockConfig.builder().watchdogTimeout(watchdogLease).commandTimeout(commandTimeout);
+    }
+
+    @Override
+    public BenchLock plain(String name) {
+        return new Lock(client.getLock(name));
+    }
+
+    @Override
+    public BenchLock fair(String name) {
+        return new Lock(client.getFairLock(name));
+    }
+
+    @Override
+    public synchronized BenchLock red(String name) {
+        if (redClient == null) {
+            redClient = LockClient.create(config()
+                    .redLockAddresses(BenchEnvironment.redLockUris().toArray(String[]::new)).build());
+        }
+        try {
+            return new Lock(redClient.getRedLock(name));
+        } catch (RuntimeException e) {
+            redClient.close();
+            redClient = null;
+            throw e;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            client.close();
+        } finally {
+            if (redClient != null) {
+                redClient.close();
+            }
+        }
+    }
+
+    private static final class Lock implements BenchLock {
+        private final DistributedLock lock;
+
+        Lock(DistributedLock lock) {
+            this.lock = lock;
+        }
+
+        @Override
+        public void lock() {
+            lock.lock();
+        }
+
+        @Override
+        public boolean tryLock() {
+            return lock.tryLock();
+        }
+
+        @Override
+        public void unlock() {
+            lock.unlock();
+        }
+
+        @Override
+        public CompletableFuture<Void> lockAsync(long owner) {
+            return lock.lockAsync(owner);
+        }
+
+        @Override
+        public CompletableFuture<Void> unlockAsync(long owner) {
+            return lock.unlockAsync(owner);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> isLockedAsync() {
+            return lock.isLockedAsync();
+        }
+    }
+}

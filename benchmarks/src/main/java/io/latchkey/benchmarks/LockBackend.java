@@ -1,0 +1,32 @@
+package io.latchkey.benchmarks;
+
+/**
+ * One library connected to the benchmark's Redis: a single server for the plain and fair locks,
+ * three independent masters for RedLock (connected on first use). Thread-safe.
+ */
+public interface LockBackend extends AutoCloseable {
+
+    /**
+     * @param name the lock's name
+     * @return the reentrant, non-fair lock
+     */
+    BenchLock plain(String name);
+
+    /**
+     * @param name the lock's name
+     * @return the fair lock
+     * @throws IllegalStateException if the library lacks it (Latchkey without lock-fair)
+     */
+    BenchLock fair(String name);
+
+    /**
+     * @param name the lock's name
+     * @return the RedLock over three independent masters
+     * @throws IllegalStateException if the library lacks it (Latchkey without lock-redlock)
+     */
+    BenchLock red(String name);
+
+    /** Closes every connection this backend opened. */
+    @Override
+    void close();
+}

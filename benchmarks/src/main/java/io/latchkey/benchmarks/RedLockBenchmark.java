@@ -1,0 +1,46 @@
+package io.latchkey.benchmarks;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * One thread, lock+unlock of a RedLock over three independent masters: Latchkey's
+ * {@code getRedLock}, Redisson's {@code RedissonRedLock} over one client per master.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(1)
+public class RedLockBenchmark extends LockBenchmark {
+
+    private BenchLock lock;
+
+    @Override
+    protected List<String> redisUris() {
+        return BenchEnvironment.redLockUris();
+    }
+
+    @Override
+    protected void openLocks() {
+        lock = backend.red("bench:red:" + library);
+    }
+
+    /** lock() + unlock() on a majority of the masters. */
+    @Benchmark
+    public void lockUnlock() {
+        long began = System.nanoTime();
+        lock.lock();
+        long waited = System.nanoTime() - began;
+        try {
+            exclusion.enter(0);
+            exclusion.exit(0);
+        } finally {
+            lock.unlock();
+        }
+        waited(waited);
+    }
+}

@@ -1,0 +1,109 @@
+package io.latchkey.benchmarks;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/**
+ * One line of the suite: a benchmark method, its thread count and parameters, the lock kind it
+ * needs, and the target ratio (Latchkey / Redisson throughput) the issue sets for it. Immutable.
+ */
+final class Scenario {
+
+    /** The lock kind a scenario needs from Latchkey: plain is in lock-core, the others in their modules. */
+    enum Kind { PLAIN, FAIR, RED }
+
+    /** How the suite runs it: timed iterations, or the watchdog's one long hold. */
+    enum Shape { THROUGHPUT, WATCHDOG }
+
+    final String id;
+    final String title;
+    final Class<?> benchmarkClass;
+    final String method;
+    final int threads;
+    final Map<String, String> params;
+    final Kind kind;
+    final Shape shape;
+    final OptionalDouble target;
+    /** The target for Latchkey's wait p99 as a fraction of Redisson's, where the issue sets one. */
+    final OptionalDouble p99Target;
+    /** What one operation of the JMH score is: "acquisitions", "handoffs". */
+    final String unit;
+
+    private Scenario(String id, String title, Class<?> benchmarkClass, String method, int threads,
+            Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, String unit) {
+        this(id, title, benchmarkClass, method, threads, params, kind, shape, target, OptionalDouble.empty(), unit);
+    }
+
+    private Scenario(String id, String title, Class<?> benchmarkClass, String method, int threads,
+            Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, OptionalDouble p99Target,
+            String unit) {
+        this.id = id;
+        this.title = title;
+        this.benchmarkClass = benchmarkClass;
+        this.method = method;
+        this.threads = threads;
+        this.params = Map.copyOf(params);
+        this.kind = kind;
+        this.shape = shape;
+        this.target = target;
+        this.p99Target = p99Target;
+        this.unit = unit;
+    }
+
+    /** @return JMH's include pattern for exactly this benchmark method */
+    String includePattern() {
+        return "^" + benchmarkClass.getName().replace(".", "\\.") + "\\." + method + "$";
+    }
+
+    /** @return whether a filter from {@code --only} selects this scenario */
+    boolean matches(String filter) {
+        return id.equals(filter) || id.startsWith(filter + "-");
+    }
+
+    /** @return every scenario of the suite, in the order they run */
+    static List<Scenario> all() {
+        OptionalDouble none = OptionalDouble.empty();
+        return List.of(
+                new Scenario("uncontended-lock", "uncontended lock()+unlock(), 1 thread",
+                        UncontendedBenchmark.class, "lockUnlock", 1, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                        OptionalDouble.of(2.5), "acquisitions"),
+                new Scenario("uncontended-trylock", "uncontended tryLock()+unlock(), 1 thread",
+                        UncontendedBenchmark.class, "tryLockUnlock", 1, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                        OptionalDouble.of(2.5), "acquisitions"),
+                hot(2), hot(8), hot(32),
+                new Scenario("two-jvms", "one hot lock, 2 JVMs × 8 threads",
+                        TwoJvmBenchmark.class, "lockUnlock", 8, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                        OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions"),
+                new Scenario("many-keys", "32 threads over 10,000 locks",
+                        ManyKeysBenchmark.class, "lockUnlock", 32, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                        OptionalDouble.of(2.5), "acquisitions"),
+                fair(8), fair(32),
+                fairQueue(1), fairQueue(100), fairQueue(1000),
+                new Scenario("redlock", "RedLock over 3 masters, lock()+unlock(), 1 thread",
+                        RedLockBenchmark.class, "lockUnlock", 1, Map.of(), Kind.RED, Shape.THROUGHPUT,
+                        OptionalDouble.of(4), "acquisitions"),
+                new Scenario("watchdog", "watchdog: 10,000 locks held",
+                        WatchdogBenchmark.class, "holdAll", 1, Map.of(), Kind.PLAIN, Shape.WATCHDOG,
+                        none, "holds"));
+    }
+
+    private static Scenario hot(int threads) {
+        return new Scenario("hot-" + threads, "one hot lock, " + threads + " threads in one JVM",
+                HotLockBenchmark.class, "lockUnlock", threads, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions");
+    }
+
+    private static Scenario fair(int threads) {
+        return new Scenario("fair-" + threads, "fair lock, " + threads + " threads",
+                FairLockBenchmark.class, "lockUnlock", threads, Map.of(), Kind.FAIR, Shape.THROUGHPUT,
+                OptionalDouble.of(3), "acquisitions");
+    }
+
+    private static Scenario fairQueue(int waiters) {
+        return new Scenario("fair-queue-" + waiters, "fair lock, one acquire with " + String.format("%,d", waiters)
+                + " queued waiter" + (waiters == 1 ? "" : "s"),
+                FairQueueBenchmark.class, "awaitHandoff", 1, Map.of("waiters", Integer.toString(waiters)),
+                Kind.FAIR, Shape.THROUGHPUT, OptionalDouble.of(3), "handoffs");
+    }
+}

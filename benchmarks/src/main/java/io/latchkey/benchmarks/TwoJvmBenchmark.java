@@ -1,0 +1,174 @@
+package io.latchkey.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * One hot lock, two JVMs × 8 threads: JMH's threads in this JVM, and a {@link SecondJvmContender}
+ * process with as many threads on the same lock, started for the trial. JMH's score is this JVM's
+ * throughput; the side metrics add the second JVM's over the same measured windows, and mutual
+ * exclusion is checked across both through a {@link SharedCounter}.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(8)
+public class TwoJvmBenchmark extends LockBenchmark {
+
+    private static final long ANSWER_TIMEOUT_SECONDS = 60;
+
+    private BenchLock lock;
+    private Path sharedFile;
+    private SharedCounter shared;
+    private Process second;
+    private PrintStream toSecond;
+    private BufferedReader fromSecond;
+    private long secondTotal = -1;
+
+    @Override
+    protected void openLocks() {
+        String name = "bench:two-jvms:" + library;
+        lock = backend.plain(name);
+        try {
+            sharedFile = Files.createTempFile("latchkey-bench-counter-", ".bin");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        shared = SharedCounter.map(sharedFile);
+        try {
+            startSecondJvm(name);
+        } catch (RuntimeException e) {
+            if (second != null) {
+                second.destroyForcibly();
+            }
+            throw e;
+        }
+    }
+
+    private void startSecondJvm(String name) {
+        Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+        List<String> command = List.of(java.toString(), "-Xms256m", "-Xmx1g",
+                "-D" + BenchEnvironment.REDIS + "=" + BenchEnvironment.redisUri(),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp", System.getProperty("java.class.path"),
+                SecondJvmContender.class.getName(), library, name, Integer.toString(threads), sharedFile.toString());
+        try {
+            second = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the second JVM", e);
+        }
+        toSecond = new PrintStream(second.getOutputStream(), true, StandardCharsets.UTF_8);
+        fromSecond = new BufferedReader(new InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
+        String ready = answer();
+        if (!ready.equals("ready")) {
+            throw new IllegalStateException("the second JVM said " + ready + " instead of ready");
+        }
+    }
+
+    /** lock(), count under the lock in both checks, unlock(). */
+    @Benchmark
+    public void lockUnlock() {
+        long began = System.nanoTime();
+        lock.lock();
+        long waited = System.nanoTime() - began;
+        try {
+            exclusion.enter(0);
+            shared.enter();
+            shared.exit();
+            exclusion.exit(0);
+        } finally {
+            lock.unlock();
+        }
+        waited(waited);
+    }
+
+    @Override
+    protected long allAcquisitions() {
+        toSecond.println("count");
+        return exclusion.acquisitions() + Long.parseLong(answer());
+    }
+
+    /** Stops the second JVM and checks the shared counter against both JVMs' acquisitions. */
+    @Override
+    protected void closeLocks() {
+        if (second == null) {
+            return;
+        }
+        try {
+            toSecond.println("stop");
+            String[] stopped = answer().split(" ", 3);
+            if (stopped.length < 3 || !stopped[0].equals("stopped")) {
+                throw new IllegalStateException("the second JVM did not stop cleanly: " + String.join(" ", stopped));
+            }
+            secondTotal = Long.parseLong(stopped[1]);
+            if (!stopped[2].equals("ok")) {
+                throw new IllegalStateException("the second JVM failed: " + stopped[2]);
+            }
+            long both = exclusion.acquisitions() + secondTotal;
+            if (shared.count() != both) {
+                throw new IllegalStateException("MUTUAL EXCLUSION VIOLATED across JVMs: the shared counter is "
+                        + shared.count() + " but the two JVMs acquired " + both + " times");
+            }
+        } finally {
+            second.destroy();
+            try {
+                second.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            second.destroyForcibly();
+            try {
+                Files.deleteIfExists(sharedFile);
+            } catch (IOException e) {
+                // A temp file; the OS cleans it.
+            }
+        }
+    }
+
+    @Override
+    protected void addMetrics(TrialMetrics metrics) {
+        metrics.put("second.jvm.acquisitions.total", secondTotal);
+        metrics.put("exclusion.verified.both.jvms", shared.count());
+    }
+
+    /** Reads the second JVM's next line, waiting a bounded time; its end is an error. */
+    private String answer() {
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return fromSecond.readLine();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        try {
+            String answer = line.get(ANSWER_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (answer == null) {
+                throw new IllegalStateException("the second JVM ended early; its errors are above");
+            }
+            return answer;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the second JVM", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot read from the second JVM", e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the second JVM did not answer within " + ANSWER_TIMEOUT_SECONDS + " s", e);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.latchkey.demo;
+
+import io.latchkey.measure.LatencyHistogram;
+import io.latchkey.measure.TextTable;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The demo's closing tables: what each instance sold and how long it waited, then every check
+ * with its result and a one-line verdict.
+ */
+final class DemoReport {
+
+    private final DemoOptions options;
+    private final DemoRedis redis;
+    private final SalesLedger ledger;
+    private final List<ShopInstance> instances;
+    private final long elapsedNanos;
+    private final long stockLeft;
+    private final List<Throwable> failures;
+
+    DemoReport(DemoOptions options, DemoRedis redis, SalesLedger ledger, List<ShopInstance> instances,
+            long elapsedNanos, long stockLeft, List<Throwable> failures) {
+        this.options = options;
+        this.redis = redis;
+        this.ledger = ledger;
+        this.instances = instances;
+        this.elapsedNanos = elapsedNanos;
+        this.stockLeft = stockLeft;
+        this.failures = failures;
+    }
+
+    /** @return whether every check passed and no worker failed */
+    boolean passed() {
+        return failures.isEmpty()
+                && ledger.sold() == ledger.stock()
+                && ledger.oversold() == 0
+                && ledger.soldTwice() == 0
+                && ledger.unsold() == 0
+                && ledger.outOfRange() == 0
+                && ledger.overlaps() == 0
+                && stockLeft == 0;
+    }
+
+    String render() {
+        double seconds = elapsedNanos / 1e9;
+        StringBuilder out = new StringBuilder("\n");
+
+        TextTable sales = new TextTable("instance", "sold", "share", "acquisitions", "acq/s", "wait p50", "wait p99");
+        long acquisitions = 0;
+        for (ShopInstance instance : instances) {
+            LatencyHistogram waits = instance.waits();
+            sales.row("#" + instance.number(), TextTable.count(instance.sold()), share(instance.sold()),
+                    TextTable.count(instance.acquisitions()), TextTable.count(instance.acquisitions() / seconds),
+                    TextTable.millis(waits.percentile(0.50)), TextTable.millis(waits.percentile(0.99)));
+            acquisitions += instance.acquisitions();
+        }
+        sales.separator().row("total", TextTable.count(ledger.sold()), share(ledger.sold()),
+                TextTable.count(acquisitions), TextTable.count(acquisitions / seconds),
+                TextTable.millis(combinedPercentile(0.50)), TextTable.millis(combinedPercentile(0.99)));
+        out.append(sales.render(2)).append('\n');
+
+        TextTable checks = new TextTable("check", "value", "result");
+        checks.row("sold == stock (" + TextTable.count(ledger.stock()) + ")", TextTable.count(ledger.sold()),
+                verdict(ledger.sold() == ledger.stock()));
+        checks.row("oversold", TextTable.count(ledger.oversold()), verdict(ledger.oversold() == 0));
+        checks.row("items sold twice", TextTable.count(ledger.soldTwice()), verdict(ledger.soldTwice() == 0));
+        checks.row("items never sold", TextTable.count(ledger.unsold()), verdict(ledger.unsold() == 0));
+        checks.row("stock levels out of range", TextTable.count(ledger.outOfRange()), verdict(ledger.outOfRange() == 0));
+        checks.row("two holders at once", TextTable.count(ledger.overlaps()), verdict(ledger.overlaps() == 0));
+        checks.row("stock left in Redis", stockLeft == Long.MIN_VALUE ? "unreadable" : TextTable.count(stockLeft),
+                verdict(stockLeft == 0));
+        checks.row("failed workers", Integer.toString(failures.size()), verdict(failures.isEmpty()));
+        out.append(checks.render(2)).append('\n');
+
+        for (Throwable failure : failures) {
+            out.append("  worker failure: ").append(failure).append('\n');
+        }
+        if (passed()) {
+            out.append(String.format(Locale.ROOT,
+                    "PASS: %s items sold exactly once by %d instances × %d threads in %.2f s (%s acquisitions/s, %s lock)%n",
+                    TextTable.count(ledger.stock()), options.instances, options.threads, seconds,
+                    TextTable.count(acquisitions / seconds), options.lock.option));
+        } else {
+            out.append(String.format(Locale.ROOT, "FAIL: mutual exclusion or the run broke; see the checks above (%s lock, %s)%n",
+                    options.lock.option, String.join(", ", redis.uris())));
+        }
+        return out.toString();
+    }
+
+    private String share(long sold) {
+        return String.format(Locale.ROOT, "%.1f %%", 100.0 * sold / Math.max(1, ledger.stock()));
+    }
+
+    /** Percentiles over every instance's waits, weighted by their counts. */
+    private long combinedPercentile(double fraction) {
+        LatencyHistogram merged = new LatencyHistogram();
+        instances.forEach(instance -> merged.add(instance.waits()));
+        return merged.percentile(fraction);
+    }
+
+    private static String verdict(boolean ok) {
+        return ok ? "ok" : "VIOLATION";
+    }
+}

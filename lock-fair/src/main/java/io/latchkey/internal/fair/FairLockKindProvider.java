@@ -1,0 +1,40 @@
+package io.latchkey.internal.fair;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.internal.client.DefaultLockClient;
+import io.latchkey.internal.client.LockKind;
+import io.latchkey.internal.client.LockKindProvider;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.lock.LockFacade;
+
+/**
+ * Plugs the fair lock into {@link DefaultLockClient#getFairLock(String)} through
+ * {@link java.util.ServiceLoader}. Thread-safe; a public no-argument constructor, as the
+ * service loader needs.
+ */
+public final class FairLockKindProvider implements LockKindProvider {
+
+    @Override
+    public String kind() {
+        return FAIR;
+    }
+
+    @Override
+    public LockKind open(DefaultLockClient client) {
+        return new FairLockKind(client.requireContext());
+    }
+
+    /** Fair locks of one client; they keep no state of their own, so there is nothing to close. */
+    private record FairLockKind(LockContext context) implements LockKind {
+
+        @Override
+        public DistributedLock lock(String name) {
+            return new LockFacade(new FairLockProtocol(name, context));
+        }
+
+        @Override
+        public void close() {
+            // The client closes the connections, subscriptions and watchdog the locks share.
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.latchkey.internal.fair;
+
+import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.lock.LockKeys;
+import io.latchkey.internal.lock.LockProtocol;
+import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The fair lock: the plain lock's hash of owner to hold count, granted in arrival order through
+ * a queue list and a sorted set of eviction deadlines.
+ *
+ * <p>A try that does not get the lock puts its owner at the back of the queue, or keeps its
+ * place there and pushes its deadline back to Redis's {@code TIME} plus
+ * {@code fairLockWaitTimeout}. The lock goes to the first in line only; a waiter whose deadline
+ * passed while it was first in line is evicted by the next try of anyone, so a dead process
+ * cannot block the queue. Each answer bounds the wait so that a live waiter always tries again
+ * well before its deadline, the first in line also before the holder's lease runs out. Unlock
+ * wakes the first in line by name, nobody else; so does any change of who is first (a grant, an
+ * eviction, a waiter giving up), so that the new first watches the holder's lease. A waiter that
+ * gives up leaves the queue at once ({@link #abandon}). Re-entry, leases and the watchdog are
+ * exactly the plain lock's, on the same hash. Every script is O(log n) in the queue's length
+ * except {@code abandon}'s LREM, paid only by a waiter that gives up. Thread-safe.
+ */
+public final class FairLockProtocol implements LockProtocol {
+
+    private static final Script ACQUIRE = Script.load(FairLockProtocol.class, "acquire.lua");
+    private static final Script RELEASE = Script.load(FairLockProtocol.class, "release.lua");
+    private static final Script FORCE_RELEASE = Script.load(FairLockProtocol.class, "force-release.lua");
+    private static final Script ABANDON = Script.load(FairLockProtocol.class, "abandon.lua");
+
+    /** Far beyond any sensible setting, and small enough that Redis time plus it stays an exact Lua number. */
+    private static final Duration LONGEST_PLACE = Duration.ofDays(100 * 365);
+
+    private final String name;
+    private final LockContext context;
+    private final ReentrantLockProtocol plain;
+    private final String lock;
+    /** A list of waiter fields in arrival order, the first in line at the head. */
+    private final String queue;
+    /** A sorted set of waiter field to eviction deadline, in milliseconds of Redis time. */
+    private final String timeouts;
+    private final String channel;
+    private final String placeMillis;
+
+    /**
+     * @param name the lock's name
+     * @param context the client's shared machinery
+     */
+    public FairLockProtocol(String name, LockContext context) {
+        this.name = name;
+        this.context = context;
+        this.plain = new ReentrantLockProtocol(name, context);
+        LockKeys keys = LockKeys.of(name);
+        this.lock = keys.lock();
+        this.queue = keys.derived("queue");
+        this.timeouts = keys.derived("timeouts");
+        this.channel = keys.channel();
+        Duration place = context.config().fairLockWaitTimeout();
+        this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+        String field = context.field(owner);
+        return context.executor().<Long>eval(name, ACQUIRE, ScriptOutputType.INTEGER,
+                new String[] {lock, queue, timeouts, channel},
+                Long.toString(lease.millis()), field, placeMillis, context.publishCommand()).thenApply(wait -> {
+                    if (wait == null && lease.renewed()) {
+                        context.renewer().register(context.executor(), lock, field, LeaseListener.LOG);
+                    }
+                    return wait;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> release(long owner) {
+        String field = context.field(owner);
+        return context.executor().<Long>eval(name, RELEASE, ScriptOutputType.INTEGER,
+                new String[] {lock, queue, channel}, field, context.publishCommand()).thenApply(left -> {
+                    if (left == null) {
+                        throw new IllegalMonitorStateException("lock '" + name + "' is not held by owner " + owner + " of this client");
+                    }
+                    if (left == 0) {
+                        context.renewer().cancel(context.executor(), lock, field);
+                    }
+                    return null;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(long owner) {
+        return context.executor().<Long>eval(name, ABANDON, ScriptOutputType.INTEGER,
+                new String[] {queue, timeouts, channel}, context.field(owner), context.publishCommand())
+                .thenApply(removed -> null);
+    }
+
+    @Override
+    public CompletableFuture<Wakeups> wakeups(long owner) {
+        return context.subscriptions().join(channel, context.field(owner));
+    }
+
+    @Override
+    public Wakeups wakeupsIfWaitedFor(long owner) {
+        return context.subscriptions().joinIfSubscribed(channel, context.field(owner));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease() {
+        return context.executor().<Long>eval(name, FORCE_RELEASE, ScriptOutputType.INTEGER,
+                new String[] {lock, queue, channel}, context.publishCommand()).thenApply(deleted -> deleted == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked() {
+        return plain.isLocked();
+    }
+
+    @Override
+    public CompletableFuture<Integer> holdCount(long owner) {
+        return plain.holdCount(owner);
+    }
+
+    @Override
+    public CompletableFuture<Duration> remainingLease() {
+        return plain.remainingLease();
+    }
+
+    @Override
+    public Duration watchdogTimeout() {
+        return plain.watchdogTimeout();
+    }
+
+    @Override
+    public String toString() {
+        return "FairLockProtocol{" + name + '}';
+    }
+}

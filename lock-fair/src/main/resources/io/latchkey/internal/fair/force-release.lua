@@ -1,0 +1,17 @@
+-- Deletes a fair lock whoever holds it and wakes the first in line.
+-- KEYS[1]  the lock hash
+-- KEYS[2]  the queue: list of waiter fields, first in line at the head
+-- KEYS[3]  the lock's unlock channel
+-- ARGV[1]  the publish command: 'publish' or 'spublish'
+-- Returns 1 if the lock existed, else 0. The queue is left as it is: the waiters keep their order.
+-- Cost: O(1).
+local lock, queue, channel = KEYS[1], KEYS[2], KEYS[3]
+
+if redis.call('del', lock) == 0 then
+    return 0
+end
+local first = redis.call('lindex', queue, 0)
+if first then
+    redis.call(ARGV[1], channel, first)
+end
+return 1

@@ -1,0 +1,202 @@
+package io.latchkey.redlock.internal;
+
+import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The watchdog's view of one owner's RedLock hold: valid while a majority of masters hold it
+ * with a lease that still runs.
+ *
+ * <p>Each master's watchdog renews that master's hold as it renews a plain lock, with a
+ * {@link Member} as its listener. A member's lease runs until the last successful renewal was
+ * sent plus the renewed lease, less the drift allowance; a renewal that finds the hold gone ends
+ * it at once, and a master that does not answer simply lets it run out. A check on the timer,
+ * due when the majority's leases would run out, drops the masters whose lease ran out and ends
+ * the hold when fewer than a majority still run: it logs the lost lease at WARN and stops the
+ * renewals that are left, since they no longer keep anything safe.
+ *
+ * <p>There is no registry: lock objects of one name find the state of an owner's hold through
+ * the masters' watchdog registrations, which end with the last unlock on a master and with the
+ * master's client. Thread-safe; callbacks only take this object's monitor briefly.
+ */
+final class QuorumLease {
+
+    private static final Logger log = LoggerFactory.getLogger(QuorumLease.class);
+
+    private final String name;
+    private final long owner;
+    private final int masterCount;
+    private final int majority;
+    private final Timer timer;
+    private final LostLeaseListener lostLeaseListener;
+    /** Keyed by client, the same for every lock object over that master. Guarded by this. */
+    private final Map<LockContext, Member> members = new HashMap<>();
+    private boolean over;
+    private Timeout check;
+
+    private QuorumLease(RedLockProtocol lock, long owner) {
+        this.name = lock.name();
+        this.owner = owner;
+        this.masterCount = lock.masters().size();
+        this.majority = lock.majority();
+        this.timer = lock.timer();
+        this.lostLeaseListener = lock.lostLeaseListener();
+    }
+
+    /**
+     * @return the renewed hold of the owner that any lock object over these masters registered,
+     *     or null if the owner has none
+     */
+    static QuorumLease find(List<Master> masters, long owner) {
+        for (Master master : masters) {
+            if (master.registered(owner) instanceof Member member && !member.lease().isOver()) {
+                return member.lease();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * After a granted try: starts watching a renewed hold, or, for a hold already watched (a
+     * re-entry, of either lease), resets the leases of the masters that granted.
+     *
+     * @param validUntilNanos the start of the try plus the lease, less the drift allowance
+     */
+    static void acquired(RedLockProtocol lock, long owner, Lease lease, List<Master> granted, long validUntilNanos) {
+        QuorumLease quorum = find(lock.masters(), owner);
+        if (quorum == null) {
+            if (!lease.renewed()) {
+                return;
+            }
+            quorum = new QuorumLease(lock, owner);
+        }
+        quorum.granted(granted, validUntilNanos);
+    }
+
+    private synchronized void granted(List<Master> granted, long validUntilNanos) {
+        if (over) {
+            return;
+        }
+        for (Master master : granted) {
+            Member member = members.computeIfAbsent(master.context(), context -> new Member(master));
+            member.runsUntilNanos = validUntilNanos;
+            member.gone = false;
+            master.register(owner, member);
+        }
+        checkIn(validUntilNanos - System.nanoTime());
+    }
+
+    /**
+     * After a master released one of the owner's holds: masters where the last hold went (their
+     * release stopped the renewal) leave; once fewer than a majority are left, the owner has
+     * unlocked the RedLock and the rest of the watch ends quietly.
+     */
+    synchronized void afterRelease() {
+        if (over) {
+            return;
+        }
+        members.values().removeIf(member -> member.master.registered(owner) != member);
+        if (members.size() < majority) {
+            end();
+        }
+    }
+
+    synchronized boolean isOver() {
+        return over;
+    }
+
+    private void check() {
+        int running;
+        synchronized (this) {
+            if (over) {
+                return;
+            }
+            long now = System.nanoTime();
+            // A master whose lease ran out holds nothing that renewing could keep: stop trying.
+            members.values().removeIf(member -> {
+                boolean ranOut = member.gone || member.runsUntilNanos - now <= 0;
+                if (ranOut) {
+                    member.master.cancel(owner, member);
+                }
+                return ranOut;
+            });
+            long[] left = members.values().stream()
+                    .mapToLong(member -> member.runsUntilNanos - now)
+                    .sorted()
+                    .toArray();
+            running = left.length;
+            if (running >= majority) {
+                checkIn(left[running - majority]);
+                return;
+            }
+            end();
+        }
+        log.warn("RedLock '{}' lease lost for owner {}: only {} of {} masters still hold it within their lease, "
+                + "fewer than the majority of {}, so another owner may now hold the lock", name, owner, running, masterCount, majority);
+        lostLeaseListener.leaseLost(name, owner);
+    }
+
+    /** Guarded by this. */
+    private void checkIn(long delayNanos) {
+        if (check != null) {
+            check.cancel();
+        }
+        try {
+            check = timer.newTimeout(timeout -> check(), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException timerStopped) {
+            end(); // the client is closing, and with it every renewal
+        }
+    }
+
+    /** Guarded by this. */
+    private void end() {
+        over = true;
+        if (check != null) {
+            check.cancel();
+        }
+        members.values().forEach(member -> member.master.cancel(owner, member));
+        members.clear();
+    }
+
+    /** One master's part: renewed by that master's watchdog, which tells it how it went. */
+    private final class Member implements LeaseListener {
+        final Master master;
+        /** Guarded by the QuorumLease. */
+        long runsUntilNanos;
+        /** Guarded by the QuorumLease. */
+        boolean gone;
+
+        Member(Master master) {
+            this.master = master;
+        }
+
+        QuorumLease lease() {
+            return QuorumLease.this;
+        }
+
+        @Override
+        public void leaseRenewed(String key, String field, long sentAtNanos) {
+            long leaseNanos = master.renewedLeaseNanos();
+            synchronized (QuorumLease.this) {
+                runsUntilNanos = sentAtNanos + leaseNanos - Master.driftNanos(leaseNanos);
+            }
+        }
+
+        @Override
+        public void leaseLost(String key, String field) {
+            synchronized (QuorumLease.this) {
+                gone = true;
+            }
+            check();
+        }
+    }
+}

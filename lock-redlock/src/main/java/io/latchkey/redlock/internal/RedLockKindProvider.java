@@ -1,0 +1,26 @@
+package io.latchkey.redlock.internal;
+
+import io.latchkey.internal.client.DefaultLockClient;
+import io.latchkey.internal.client.LockKind;
+import io.latchkey.internal.client.LockKindProvider;
+
+/**
+ * Plugs the RedLock into {@code LockClient.getRedLock}, found by {@link java.util.ServiceLoader}.
+ * Public only because the service loader needs it; not part of the API.
+ */
+public final class RedLockKindProvider implements LockKindProvider {
+
+    /** For the service loader. */
+    public RedLockKindProvider() {
+    }
+
+    @Override
+    public String kind() {
+        return RED;
+    }
+
+    @Override
+    public LockKind open(DefaultLockClient client) {
+        return RedLockKind.open(client.config());
+    }
+}

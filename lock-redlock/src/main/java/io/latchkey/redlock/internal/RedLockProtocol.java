@@ -1,0 +1,456 @@
+package io.latchkey.redlock.internal;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockConfig;
+import io.latchkey.LockException;
+import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.internal.lock.LockProtocol;
+import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.redis.RedisFailures;
+import io.latchkey.internal.wakeup.Wakeups;
+import io.netty.util.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RedLock algorithm over the plain locks of one name on N independent masters.
+ *
+ * <p>A try asks every master at once, each with the whole lease as a fixed lease and each
+ * bounded by its attempt timeout. It succeeds when a majority (N/2+1) granted and the lease,
+ * less the time the try took and the clock-drift allowance, is still positive. Otherwise every
+ * master is released: those that granted before the answer is given, those that did not answer
+ * as soon as they do. Re-entry needs nothing of its own: each master counts the owner's holds.
+ *
+ * <p>Renewal belongs to the masters' watchdogs; {@link QuorumLease} watches that a majority of
+ * them keep succeeding. Queries answer what a majority says. Thread-safe; never blocks.
+ */
+public final class RedLockProtocol implements LockProtocol {
+
+    private static final Logger log = LoggerFactory.getLogger(RedLockProtocol.class);
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    static final int MIN_MASTERS = 3;
+
+    private final String name;
+    private final List<Master> masters;
+    private final int majority;
+    private final Duration watchdogTimeout;
+    private final Timer timer;
+    /** The longest attempt timeout: how long one try may take. */
+    private final long retryBaseNanos;
+    /**
+     * The spread of retries that start together (woken by one unlock, or at one expiry): far
+     * more than a try takes on a healthy network, so the first contender is usually done before
+     * the next one starts.
+     */
+    private final long jitterNanos;
+    private final LostLeaseListener lostLeaseListener;
+
+    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
+        this.name = name;
+        this.masters = List.copyOf(masters);
+        this.majority = masters.size() / 2 + 1;
+        this.watchdogTimeout = watchdogTimeout;
+        this.timer = masters.stream().filter(Master::isReachable).findFirst().orElseThrow().context().timer();
+        this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
+        this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
+        this.lostLeaseListener = lostLeaseListener;
+    }
+
+    /**
+     * @param locks the plain locks of one name, one per independent master, each from a client of
+     *     its own
+     * @param lostLeaseListener told after a renewed hold was lost and logged
+     * @return the RedLock over them
+     * @throws NullPointerException if {@code locks} or one of them is null
+     * @throws IllegalArgumentException if there are fewer than three locks, one is not a plain lock
+     *     of {@code LockClient.getLock}, their names differ, or two share a client or an address
+     */
+    public static RedLockProtocol over(DistributedLock[] locks, LostLeaseListener lostLeaseListener) {
+        Objects.requireNonNull(locks, "locks");
+        Objects.requireNonNull(lostLeaseListener, "lostLeaseListener");
+        if (locks.length < MIN_MASTERS) {
+            throw new IllegalArgumentException("a RedLock needs at least " + MIN_MASTERS
+                    + " locks, one per independent master, got " + locks.length);
+        }
+        List<Master> masters = new ArrayList<>(locks.length);
+        Map<String, Integer> clients = new HashMap<>();
+        Map<String, Integer> addresses = new HashMap<>();
+        for (int i = 0; i < locks.length; i++) {
+            DistributedLock lock = Objects.requireNonNull(locks[i], "locks[" + i + "]");
+            if (!(lock instanceof LockFacade facade) || !(facade.protocol() instanceof ReentrantLockProtocol plain)) {
+                throw new IllegalArgumentException("locks[" + i + "] is not a plain lock of LockClient.getLock: " + describe(lock));
+            }
+            if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).protocol().name())) {
+                throw new IllegalArgumentException("the locks of a RedLock share one name: locks[0] is '"
+                        + masters.get(0).protocol().name() + "', locks[" + i + "] is '" + plain.name() + "'");
+            }
+            Integer sameClient = clients.putIfAbsent(plain.context().clientId(), i);
+            if (sameClient != null) {
+                throw new IllegalArgumentException("locks[" + sameClient + "] and locks[" + i
+                        + "] come from the same LockClient; each master needs a client of its own");
+            }
+            LockConfig config = plain.context().config();
+            Integer sameAddress = config.address().map(address -> addresses.putIfAbsent(address, masters.size())).orElse(null);
+            if (sameAddress != null) {
+                throw new IllegalArgumentException("locks[" + sameAddress + "] and locks[" + i
+                        + "] are on the same Redis; a RedLock needs independent masters");
+            }
+            masters.add(Master.of(plain, config.redLockAttemptTimeout()));
+        }
+        Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
+                .min(Comparator.naturalOrder()).orElseThrow();
+        return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout, lostLeaseListener);
+    }
+
+    /**
+     * @param name the lock's name
+     * @param masters every configured master, a majority of them reachable
+     * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
+     * @param lostLeaseListener told after a renewed hold was lost and logged
+     * @return the RedLock over them
+     */
+    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
+        return new RedLockProtocol(name, masters, watchdogTimeout, lostLeaseListener);
+    }
+
+    /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
+    private static String describe(DistributedLock lock) {
+        return lock instanceof LockFacade facade ? facade.protocol().getClass().getSimpleName() + " '" + facade.getName() + "'"
+                : lock.getClass().getName();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    List<Master> masters() {
+        return masters;
+    }
+
+    int majority() {
+        return majority;
+    }
+
+    /** The timer of the first reachable master's client, for the waits and checks of this lock. */
+    Timer timer() {
+        return timer;
+    }
+
+    LostLeaseListener lostLeaseListener() {
+        return lostLeaseListener;
+    }
+
+    // ---- acquire -----------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
+        long validNanos = leaseNanos - Master.driftNanos(leaseNanos);
+        if (validNanos <= 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "leaseTime of a RedLock must exceed its clock-drift allowance (1 % + 2 ms): " + Duration.ofMillis(lease.millis())));
+        }
+        // Fixed on every master: the masters' watchdogs renew only what QuorumLease registers.
+        Lease perMaster = new Lease(lease.millis(), false);
+        long startNanos = System.nanoTime();
+        List<CompletableFuture<Long>> sent = new ArrayList<>(masters.size());
+        List<CompletableFuture<Long>> answers = new ArrayList<>(masters.size());
+        for (Master master : masters) {
+            CompletableFuture<Long> reply = master.tryAcquire(owner, perMaster);
+            sent.add(reply);
+            answers.add(reply.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                .handle((ignored, failure) -> decide(owner, lease, startNanos + validNanos, sent, answers))
+                .thenCompose(Function.identity());
+    }
+
+    /**
+     * @param validUntilNanos when the hold stops being safe to rely on: start + lease − drift
+     * @return null when acquired, else the retry bound in milliseconds; fails with LockException
+     *     when fewer than a majority answered
+     */
+    private CompletableFuture<Long> decide(long owner, Lease lease, long validUntilNanos,
+                                           List<CompletableFuture<Long>> sent, List<CompletableFuture<Long>> answers) {
+        boolean inTime = validUntilNanos - System.nanoTime() > 0;
+        List<Master> granted = new ArrayList<>(masters.size());
+        List<Long> holderLeases = new ArrayList<>(masters.size());
+        Throwable failure = null;
+        for (int i = 0; i < masters.size(); i++) {
+            CompletableFuture<Long> answer = answers.get(i);
+            if (answer.isCompletedExceptionally()) {
+                Throwable cause = failureOf(answer);
+                if (cause instanceof TimeoutException) {
+                    cause = new LockException(masters.get(i) + " did not answer within " + masters.get(i).attemptTimeout());
+                    failure = failure == null ? cause : failure;
+                } else if (RedisFailures.isTimeout(cause)) {
+                    // Without the timeout as cause: the acquire loop would revoke the try on every
+                    // master, while releaseWhenAnswered already revokes it where it is unanswered.
+                    cause = new LockException(masters.get(i) + ": " + cause.getMessage());
+                    failure = failure == null ? cause : failure;
+                } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
+                    failure = cause; // a Redis failure says more than a slow answer
+                }
+                releaseWhenAnswered(masters.get(i), owner, sent.get(i));
+                continue;
+            }
+            Long holderLease = answer.join();
+            if (holderLease == null) {
+                granted.add(masters.get(i));
+            } else {
+                holderLeases.add(holderLease);
+            }
+        }
+        if (granted.size() >= majority && inTime) {
+            try {
+                QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
+            } catch (RuntimeException e) {
+                // Held all the same: failing now would leave the caller a hold it does not know of.
+                log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
+            }
+            return CompletableFuture.completedFuture(null);
+        }
+        int answered = granted.size() + holderLeases.size();
+        Throwable cause = failure;
+        CompletableFuture<?>[] releases = granted.stream()
+                .map(master -> master.release(owner).exceptionally(releaseFailure -> {
+                    log.debug("RedLock '{}': releasing a partial grant on {} failed; its lease will run out", name, master, releaseFailure);
+                    return null;
+                }))
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(releases).thenApply(released -> {
+            if (answered < majority) {
+                throw new LockException("RedLock '" + name + "': only " + answered + " of " + masters.size()
+                        + " masters answered within their attempt timeout; a majority of " + majority + " is needed"
+                        + (cause == null ? "" : ": " + cause.getMessage()), cause);
+            }
+            return retryAfterMillis(granted.size(), holderLeases);
+        });
+    }
+
+    /**
+     * A master that did not answer in time may still grant, or may have granted with the answer
+     * lost: release it once it answers anything but a refusal. The release goes after the acquire
+     * on the same connection, so Redis runs them in that order.
+     */
+    private void releaseWhenAnswered(Master master, long owner, CompletableFuture<Long> sent) {
+        sent.whenComplete((holderLease, failure) -> {
+            if (failure != null || holderLease == null) {
+                master.release(owner).whenComplete((ok, releaseFailure) -> {
+                    if (releaseFailure != null && !(RedisFailures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
+                        log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
+                    }
+                });
+            }
+        });
+    }
+
+    /**
+     * When to try again without a wake-up. If others hold the lock: once enough of their leases
+     * have run out for a majority to be free, plus a random share of the jitter. If a majority
+     * granted but too late: after a random delay between one and two attempt timeouts, as the
+     * algorithm prescribes, so that contenders who failed together do not fail together again.
+     */
+    private long retryAfterMillis(int granted, List<Long> holderLeases) {
+        int stillHeld = majority - granted;
+        long waitNanos;
+        if (stillHeld > 0) {
+            List<Long> leases = new ArrayList<>(holderLeases);
+            leases.replaceAll(millis -> millis < 0 ? Long.MAX_VALUE : millis);
+            Collections.sort(leases);
+            long millis = leases.get(stillHeld - 1);
+            if (millis == Long.MAX_VALUE) {
+                return -1; // a key without expiry: only an unlock message can end the wait
+            }
+            waitNanos = TimeUnit.MILLISECONDS.toNanos(millis) + ThreadLocalRandom.current().nextLong(jitterNanos);
+        } else {
+            waitNanos = retryBaseNanos + ThreadLocalRandom.current().nextLong(retryBaseNanos);
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
+    }
+
+    // ---- release -----------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<Void> release(long owner) {
+        QuorumLease renewed = QuorumLease.find(masters, owner);
+        ReleaseVotes votes = new ReleaseVotes(owner);
+        for (Master master : masters) {
+            master.release(owner).whenComplete((ok, failure) -> {
+                if (failure == null && renewed != null) {
+                    renewed.afterRelease();
+                }
+                votes.count(failure == null ? null : RedisFailures.unwrap(failure));
+            });
+        }
+        return votes.result;
+    }
+
+    /** Decides an unlock as soon as the masters' answers allow, without waiting for a slow one. */
+    private final class ReleaseVotes {
+        final CompletableFuture<Void> result = new CompletableFuture<>();
+        private final long owner;
+        private int released;
+        private int notHeld;
+        private int failed;
+        private Throwable failure;
+
+        ReleaseVotes(long owner) {
+            this.owner = owner;
+        }
+
+        synchronized void count(Throwable outcome) {
+            if (outcome == null) {
+                released++;
+            } else if (outcome instanceof IllegalMonitorStateException) {
+                notHeld++;
+            } else {
+                failed++;
+                failure = failure == null ? outcome : failure;
+            }
+            if (released >= majority) {
+                result.complete(null);
+            } else if (notHeld > masters.size() - majority) {
+                result.completeExceptionally(new IllegalMonitorStateException("RedLock '" + name + "' is not held by owner "
+                        + owner + " of this client: " + notHeld + " of " + masters.size() + " masters do not hold it"));
+            } else if (released + notHeld + failed == masters.size()) {
+                result.completeExceptionally(new LockException("RedLock '" + name + "': only " + released + " of "
+                        + masters.size() + " masters released it and " + failed + " failed; a majority of " + majority
+                        + " is needed: " + failure.getMessage(), failure));
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(long owner) {
+        return DONE; // every try released its partial grants itself
+    }
+
+    // ---- waiting -----------------------------------------------------------------------------
+
+    /**
+     * Joins the unlock channel of every master, each bounded by its attempt timeout; a master
+     * that is down or slow is left out (its subscription, should it come, is dropped at once) and
+     * the retry bound stands in for its messages.
+     */
+    @Override
+    public CompletableFuture<Wakeups> wakeups(long owner) {
+        List<CompletableFuture<Wakeups>> joins = new ArrayList<>(masters.size());
+        List<CompletableFuture<Wakeups>> answers = new ArrayList<>(masters.size());
+        for (Master master : masters) {
+            CompletableFuture<Wakeups> join = master.wakeups(owner);
+            joins.add(join);
+            answers.add(join.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).handle((ignored, failure) -> {
+            List<Wakeups> joined = new ArrayList<>(masters.size());
+            for (int i = 0; i < masters.size(); i++) {
+                if (answers.get(i).isCompletedExceptionally()) {
+                    joins.get(i).thenAccept(Wakeups::close);
+                } else {
+                    joined.add(answers.get(i).join());
+                }
+            }
+            return new RedLockWakeups(joined, timer(), jitterNanos);
+        });
+    }
+
+    // ---- queries -----------------------------------------------------------------------------
+
+    /** @return true if a majority of masters had the lock and deleted it */
+    @Override
+    public CompletableFuture<Boolean> forceRelease() {
+        return fromMajority(ReentrantLockProtocol::forceRelease, false).thenApply(this::majoritySays);
+    }
+
+    /** @return true if a majority of masters hold the lock */
+    @Override
+    public CompletableFuture<Boolean> isLocked() {
+        return fromMajority(ReentrantLockProtocol::isLocked, false).thenApply(this::majoritySays);
+    }
+
+    /** @return the most holds that a majority of masters count for the owner */
+    @Override
+    public CompletableFuture<Integer> holdCount(long owner) {
+        return fromMajority(master -> master.holdCount(owner), 0).thenApply(this::majorityValue);
+    }
+
+    /** @return the longest time that a majority of masters will still hold the lock */
+    @Override
+    public CompletableFuture<Duration> remainingLease() {
+        return fromMajority(ReentrantLockProtocol::remainingLease, Duration.ZERO).thenApply(this::majorityValue);
+    }
+
+    /** @return the shortest watchdog lease among the masters' clients */
+    @Override
+    public Duration watchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    /**
+     * Asks every master; fails with LockException unless a majority answered, and counts a master
+     * that did not answer as one that says {@code unanswered}.
+     */
+    private <T> CompletableFuture<List<T>> fromMajority(Function<ReentrantLockProtocol, CompletableFuture<T>> query, T unanswered) {
+        List<CompletableFuture<T>> replies = new ArrayList<>(masters.size());
+        for (Master master : masters) {
+            replies.add(master.call(query));
+        }
+        return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).handle((ignored, ignoredFailure) -> {
+            List<T> values = new ArrayList<>(replies.size());
+            Throwable failure = null;
+            int answered = 0;
+            for (CompletableFuture<T> reply : replies) {
+                if (reply.isCompletedExceptionally()) {
+                    failure = failure == null ? failureOf(reply) : failure;
+                    values.add(unanswered);
+                } else {
+                    values.add(reply.join());
+                    answered++;
+                }
+            }
+            if (answered < majority) {
+                throw new LockException("RedLock '" + name + "': only " + answered + " of " + masters.size()
+                        + " masters answered; a majority of " + majority + " is needed: " + failure.getMessage(), failure);
+            }
+            return values;
+        });
+    }
+
+    private boolean majoritySays(List<Boolean> answers) {
+        return answers.stream().filter(Boolean::booleanValue).count() >= majority;
+    }
+
+    /** @return the value that at least a majority of masters reach: the majority-th largest */
+    private <T extends Comparable<? super T>> T majorityValue(List<T> answers) {
+        List<T> sorted = new ArrayList<>(answers);
+        sorted.sort(Comparator.reverseOrder());
+        return sorted.get(majority - 1);
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    private static Throwable failureOf(CompletableFuture<?> failed) {
+        return RedisFailures.unwrap(failed.handle((value, failure) -> failure).join());
+    }
+
+    @Override
+    public String toString() {
+        return "RedLock{" + name + " on " + masters + '}';
+    }
+}

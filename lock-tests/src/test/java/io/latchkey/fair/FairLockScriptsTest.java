@@ -1,0 +1,532 @@
+package io.latchkey.fair;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.testing.RedisServer;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each script of the fair lock called directly against a real Redis, with the queue arranged by
+ * hand: what it grants, whom it queues, evicts and wakes, what it answers, and what it leaves.
+ */
+class FairLockScriptsTest {
+
+    private static final String LOCK = "fair-scripts-lock";
+    private static final String QUEUE = FairLockRedis.queueKey(LOCK);
+    private static final String TIMEOUTS = FairLockRedis.timeoutsKey(LOCK);
+    private static final String CHANNEL = FairLockRedis.channelOf(LOCK);
+    private static final String HOLDER = "client-h:1";
+    private static final String A = "client-a:1";
+    private static final String B = "client-b:2";
+    private static final String C = "client-c:3";
+    private static final long LEASE = 10_000;
+    private static final long PLACE = 60_000;
+
+    private static RedisServer server;
+    private static FairLockRedis raw;
+    private static RedisCommands<String, String> redis;
+
+    private StatefulRedisPubSubConnection<String, String> pubSub;
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServer.start();
+        raw = new FairLockRedis(server.uri());
+        redis = raw.commands();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        raw.close();
+        server.close();
+    }
+
+    @BeforeEach
+    void emptyRedis() {
+        redis.flushall();
+    }
+
+    @AfterEach
+    void stopListening() {
+        if (pubSub != null) {
+            pubSub.close();
+        }
+    }
+
+    // ---- acquire.lua -------------------------------------------------------------------------
+
+    @Test
+    void acquireOnAFreeLockWithAnEmptyQueueTakesOneHoldAndQueuesNothing() {
+        assertThat(acquire(A)).isNull();
+
+        assertThat(redis.hgetall(LOCK)).containsExactlyEntriesOf(Map.of(A, "1"));
+        assertThat(redis.pttl(LOCK)).isBetween(LEASE - 1_000, LEASE);
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+    }
+
+    @Test
+    void acquireByTheHolderAgainCountsTheReentryAndResetsTheLease() {
+        acquire(A, 1_000, PLACE);
+
+        assertThat(acquire(A)).isNull();
+
+        assertThat(redis.hget(LOCK, A)).isEqualTo("2");
+        assertThat(redis.pttl(LOCK)).isGreaterThan(LEASE - 1_000);
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+    }
+
+    @Test
+    void acquireOfAHeldLockQueuesTheCallerWithADeadlineFromRedisTime() {
+        acquire(HOLDER);
+        long before = raw.redisNowMillis();
+
+        Long wait = acquire(A);
+
+        long after = raw.redisNowMillis();
+        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(HOLDER);
+        assertThat(raw.queue(LOCK)).containsExactly(A);
+        assertThat(raw.timeouts(LOCK).get(A)).isBetween(before + PLACE, after + PLACE);
+        assertThat(redis.pttl(QUEUE)).isBetween(PLACE - 1_000, PLACE);
+        assertThat(redis.pttl(TIMEOUTS)).isBetween(PLACE - 1_000, PLACE);
+        // First in line: the holder's lease bounds the wait (it is shorter than half the place).
+        assertThat(wait).isBetween(LEASE - 1_000, LEASE);
+    }
+
+    @Test
+    void waitersQueueInArrivalOrderAndARetryKeepsThePlaceAndPushesTheDeadlineBack() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        long bDeadline = raw.timeouts(LOCK).get(B);
+        redis.zadd(TIMEOUTS, bDeadline - 5_000, B);
+
+        acquire(B);
+
+        assertThat(raw.queue(LOCK)).containsExactly(A, B, C);
+        assertThat(raw.timeouts(LOCK).get(B)).isGreaterThanOrEqualTo(bDeadline);
+    }
+
+    @Test
+    void waitBoundIsHalfThePlaceBehindTheFirstAndTheHoldersLeaseForTheFirst() {
+        acquire(HOLDER, 5_000, PLACE);
+        acquire(A, LEASE, 4_000);
+        acquire(B);
+
+        assertThat(acquire(C, LEASE, 600_000)).as("third in line: half its place").isEqualTo(300_000L);
+        assertThat(acquire(A, LEASE, 4_000)).as("first in line: half its place, shorter than the lease")
+                .isEqualTo(2_000L);
+        assertThat(acquire(A, LEASE, 60_000)).as("first in line: the holder's lease")
+                .isBetween(4_000L, 5_000L);
+    }
+
+    @Test
+    void secondInLineWaitsNoLongerThanTheFirstOnesPlaceLasts() {
+        acquire(HOLDER);
+        acquire(A);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() + 300, A);
+
+        Long wait = acquire(B);
+
+        assertThat(wait).isBetween(1L, 300L);
+    }
+
+    @Test
+    void aFreeLockGoesToTheFirstInLineOnlyAndLeavesNoKeysWhenTheQueueEmpties() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.del(LOCK);
+
+        assertThat(acquire(C)).as("a newcomer queues behind the live waiters").isNotNull();
+        assertThat(acquire(B)).as("second in line").isNotNull();
+        assertThat(acquire(A)).as("first in line").isNull();
+        assertThat(raw.queue(LOCK)).containsExactly(B, C);
+        assertThat(raw.timeouts(LOCK)).containsOnlyKeys(B, C);
+
+        redis.del(LOCK);
+        assertThat(acquire(B)).isNull();
+        redis.del(LOCK);
+        assertThat(acquire(C)).isNull();
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(C);
+    }
+
+    @Test
+    void theFirstInLineTakingTheLockWakesTheNextOneToWatchTheNewLease() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.del(LOCK);
+
+        assertThat(acquire(A, 300, PLACE)).isNull();
+
+        assertThat(raw.queue(LOCK)).containsExactly(B, C);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(acquire(B)).as("B, first now, waits no longer than A's lease").isBetween(1L, 300L);
+    }
+
+    @Test
+    void anExpiredFirstWaiterIsEvictedAndTheNextOneGetsTheFreeLock() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+        redis.del(LOCK);
+
+        assertThat(acquire(B)).isNull();
+
+        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(B);
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+    }
+
+    @Test
+    void evictionExposingANewFirstWaiterOfAFreeLockWakesThatWaiterOnly() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+        redis.del(LOCK);
+
+        assertThat(acquire(C)).isNotNull();
+
+        assertThat(raw.queue(LOCK)).containsExactly(B, C);
+        assertThat(raw.timeouts(LOCK)).containsOnlyKeys(B, C);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void evictionWhileTheLockIsHeldWakesTheNewFirstInLineToWatchTheLease() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+
+        assertThat(acquire(C)).isNotNull();
+
+        assertThat(raw.queue(LOCK)).containsExactly(B, C);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void anExpiredWaiterBehindTheFirstIsNotEvictedAndKeepsItsPlaceWhenItComesBack() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, B);
+
+        acquire(C);
+        assertThat(raw.queue(LOCK)).containsExactly(A, B, C);
+        acquire(B);
+        assertThat(raw.queue(LOCK)).containsExactly(A, B, C);
+        assertThat(raw.timeouts(LOCK).get(B)).isGreaterThan(raw.redisNowMillis());
+    }
+
+    @Test
+    void aWaiterWithoutADeadlineCountsAsExpiredInsteadOfFailingTheScript() {
+        acquire(HOLDER);
+        redis.rpush(QUEUE, "ghost:1", "ghost:2");
+        acquire(A);
+        assertThat(raw.queue(LOCK)).containsExactly(A);
+        redis.rpush(QUEUE, "ghost:3");
+        redis.del(LOCK);
+
+        assertThat(acquire(A)).isNull();
+
+        assertThat(raw.queue(LOCK)).as("evicted once it is first in line").containsExactly("ghost:3");
+        assertThat(redis.pttl(QUEUE)).as("and gone at the latest deadline anyway").isPositive();
+        redis.del(LOCK);
+        assertThat(acquire(B)).isNull();
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+    }
+
+    @Test
+    void aQueuedWaiterWhoseDeadlineIsMissingQueuesAgainAndIsNotLeftBehind() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zrem(TIMEOUTS, A);
+
+        assertThat(acquire(A)).isNotNull();
+        assertThat(raw.queue(LOCK)).containsExactly(A, B, A);
+        redis.del(LOCK);
+        assertThat(acquire(A)).as("first in line by its first entry").isNull();
+
+        redis.del(LOCK);
+        assertThat(acquire(B)).isNull();
+        assertThat(raw.queue(LOCK)).containsExactly(A);
+
+        redis.del(LOCK);
+        assertThat(acquire(C)).as("the stale entry has no deadline: evicted, not waited for").isNull();
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+    }
+
+    @Test
+    void anEmptyQueueKeyOrStaleTimeoutsDoNotStopAGrant() {
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() + PLACE, "stale:1");
+
+        assertThat(acquire(A)).isNull();
+        assertThat(release(A)).isZero();
+        acquire(HOLDER);
+        assertThat(acquire(B)).isNotNull();
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        redis.del(LOCK);
+        assertThat(acquire(B)).isNull();
+        assertThat(raw.queue(LOCK)).isEmpty();
+    }
+
+    @Test
+    void oneCallEvictsAtMostAHundredWaitersAndAsksForAQuickRetry() {
+        acquire(HOLDER);
+        String[] dead = new String[150];
+        for (int i = 0; i < dead.length; i++) {
+            dead[i] = "dead:" + i;
+        }
+        redis.rpush(QUEUE, dead);
+        redis.del(LOCK);
+
+        assertThat(acquire(A)).as("100 evicted, 50 dead ones still ahead").isEqualTo(1L);
+        assertThat(redis.llen(QUEUE)).isEqualTo(51);
+        assertThat(acquire(A)).isNull();
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+    }
+
+    @Test
+    void queueKeysExpireAtTheLatestDeadlineSoNothingOutlivesDeadWaiters() {
+        acquire(HOLDER);
+        acquire(A, LEASE, 2_000);
+        acquire(B, LEASE, 500);
+
+        assertThat(redis.pttl(QUEUE)).isBetween(1_000L, 2_000L);
+        assertThat(redis.pttl(TIMEOUTS)).isBetween(1_000L, 2_000L);
+    }
+
+    // ---- release.lua -------------------------------------------------------------------------
+
+    @Test
+    void releaseOfTheLastHoldDeletesTheLockAndWakesOnlyTheFirstInLine() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+
+        assertThat(release(HOLDER)).isZero();
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(raw.queue(LOCK)).containsExactly(A, B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void releaseWithAnEmptyQueueDeletesTheLockAndPublishesNothing() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+
+        assertThat(release(HOLDER)).isZero();
+
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void releaseOfAReenteredLockKeepsItAndWakesNobody() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(HOLDER);
+        acquire(A);
+
+        assertThat(release(HOLDER)).isEqualTo(1L);
+
+        assertThat(redis.hget(LOCK, HOLDER)).isEqualTo("1");
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void releaseByANonOwnerOrOfAFreeLockAnswersNilAndChangesNothing() {
+        assertThat(release(A)).isNull();
+        acquire(HOLDER);
+        acquire(A);
+
+        assertThat(release(A)).isNull();
+
+        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(HOLDER);
+        assertThat(raw.queue(LOCK)).containsExactly(A);
+    }
+
+    // ---- force-release.lua -------------------------------------------------------------------
+
+    @Test
+    void forceReleaseDeletesTheLockKeepsTheQueueAndWakesTheFirstInLine() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+
+        assertThat(forceRelease()).isEqualTo(1L);
+        assertThat(forceRelease()).isZero();
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(raw.queue(LOCK)).containsExactly(A, B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void forceReleaseWithAnEmptyQueuePublishesNothing() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+
+        assertThat(forceRelease()).isEqualTo(1L);
+
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    // ---- abandon.lua -------------------------------------------------------------------------
+
+    @Test
+    void abandonTakesTheWaiterOutOfBothKeysAndLeavesTheOthersInOrder() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+
+        assertThat(abandon(B)).isEqualTo(1L);
+
+        assertThat(raw.queue(LOCK)).containsExactly(A, C);
+        assertThat(raw.timeouts(LOCK)).containsOnlyKeys(A, C);
+        assertThat(abandon(A)).isEqualTo(1L);
+        assertThat(abandon(C)).isEqualTo(1L);
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
+    }
+
+    @Test
+    void abandonOfAWaiterNotInLineChangesNothing() {
+        assertThat(abandon(A)).isZero();
+        acquire(HOLDER);
+        acquire(B);
+
+        assertThat(abandon(A)).isZero();
+
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(raw.timeouts(LOCK)).containsOnlyKeys(B);
+    }
+
+    @Test
+    void abandonOfAWaiterWithoutADeadlineStillTakesItOutOfLine() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zrem(TIMEOUTS, B);
+
+        assertThat(abandon(B)).isEqualTo(1L);
+
+        assertThat(raw.queue(LOCK)).containsExactly(A);
+    }
+
+    @Test
+    void abandonOfTheFirstInLineOfAFreeLockWakesTheNextOne() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.del(LOCK);
+
+        abandon(A);
+
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void abandonOfTheFirstInLineWhileTheLockIsHeldWakesTheNextOneToWatchTheLease() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+
+        abandon(A);
+
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void abandonBehindTheFirstInLineWakesNobody() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.del(LOCK);
+
+        abandon(B);
+
+        assertThat(raw.queue(LOCK)).containsExactly(A, C);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    // ---- machinery ---------------------------------------------------------------------------
+
+    private static Long acquire(String caller) {
+        return acquire(caller, LEASE, PLACE);
+    }
+
+    private static Long acquire(String caller, long leaseMillis, long placeMillis) {
+        return redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.INTEGER,
+                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL},
+                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish");
+    }
+
+    private static Long release(String owner) {
+        return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
+                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish");
+    }
+
+    private static Long forceRelease() {
+        return redis.eval(FairLockRedis.script("force-release.lua"), ScriptOutputType.INTEGER,
+                new String[] {LOCK, QUEUE, CHANNEL}, "publish");
+    }
+
+    private static Long abandon(String waiter) {
+        return redis.eval(FairLockRedis.script("abandon.lua"), ScriptOutputType.INTEGER,
+                new String[] {QUEUE, TIMEOUTS, CHANNEL}, waiter, "publish");
+    }
+
+    private BlockingQueue<String> listen() {
+        BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        pubSub = raw.pubSub();
+        pubSub.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                messages.add(message);
+            }
+        });
+        pubSub.sync().subscribe(CHANNEL);
+        return messages;
+    }
+}

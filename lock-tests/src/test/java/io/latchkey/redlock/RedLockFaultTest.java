@@ -1,0 +1,325 @@
+package io.latchkey.redlock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * RedLock under faults of real masters, with three and with five: a minority killed, a majority
+ * killed, a majority held by someone else, masters paused (SIGSTOP) during an acquire, renewal on
+ * what is left, and a majority lost while held. Every test puts back what it broke.
+ */
+class RedLockFaultTest {
+
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(600);
+    /** For the pause tests: far above the attempt timeout, so that the two bounds are told apart. */
+    private static final Duration LONG_COMMAND_TIMEOUT = Duration.ofSeconds(3);
+    private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(400);
+    private static final Duration WATCHDOG_TIMEOUT = Duration.ofMillis(1500);
+    private static final Duration MARGIN = Duration.ofMillis(1500);
+
+    private static Masters three;
+    private static Masters five;
+
+    private String name;
+
+    @BeforeAll
+    static void startMasters() {
+        three = Masters.start(3);
+        five = Masters.start(5);
+    }
+
+    @AfterAll
+    static void stopMasters() {
+        if (three != null) {
+            three.close();
+        }
+        if (five != null) {
+            five.close();
+        }
+    }
+
+    @AfterEach
+    void repair() {
+        three.closeClientsAndRepair();
+        five.closeClientsAndRepair();
+    }
+
+    private String newName(String test) {
+        name = "latchkey-test:RedLockFaultTest:" + test + ":" + UUID.randomUUID();
+        return name;
+    }
+
+    private static Masters masters(int count) {
+        return count == 3 ? three : five;
+    }
+
+    private static LockClient client(Masters masters) {
+        return masters.client(masters.config(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build());
+    }
+
+    private static LockClient patientClient(Masters masters) {
+        return masters.client(masters.config(LONG_COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, Duration.ofSeconds(10)).build());
+    }
+
+    private static ConditionFactory within(Duration atMost) {
+        return await().atMost(atMost).pollInterval(Duration.ofMillis(20)).pollDelay(Duration.ZERO).pollInSameThread();
+    }
+
+    private static long millisSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    private static int minority(Masters masters) {
+        return masters.size() - masters.majority();
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void withAMinorityKilledLockAndUnlockStillWork(int count) throws Exception {
+        Masters masters = masters(count);
+        DistributedLock lock = client(masters).getRedLock(newName("minorityKilled"));
+        DistributedLock other = client(masters).getRedLock(name);
+        long owner = ThreadLocalRandom.current().nextLong(1L << 48, Long.MAX_VALUE);
+
+        masters.kill(minority(masters));
+
+        lock.lock();
+        assertTrue(lock.isHeldByCurrentThread());
+        assertTrue(other.isLocked());
+        assertFalse(other.tryLock(), "the lock is held on the majority that is left");
+        lock.lock();
+        assertEquals(2, lock.getHoldCount());
+        lock.unlock();
+        lock.unlock();
+        assertFalse(other.isLocked());
+
+        assertTrue(lock.tryLock(Duration.ofSeconds(1), Duration.ofSeconds(10)));
+        lock.unlock();
+        lock.lockAsync(owner).get(5, TimeUnit.SECONDS);
+        assertTrue(lock.isHeldBy(owner));
+        lock.unlockAsync(owner).get(5, TimeUnit.SECONDS);
+        assertFalse(lock.isLocked());
+        within(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).isEmpty());
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void withAMajorityKilledTryLockFailsInTimeAndTheSurvivorsKeepNoHold(int count) throws Exception {
+        Masters masters = masters(count);
+        DistributedLock lock = client(masters).getRedLock(newName("majorityKilled"));
+        assertTrue(lock.tryLock(), "all masters up: the client is connected");
+        lock.unlock();
+
+        masters.kill(masters.majority());
+
+        Duration wait = Duration.ofSeconds(2);
+        long start = System.nanoTime();
+        try {
+            assertFalse(lock.tryLock(wait), "no majority: not acquired");
+        } catch (LockException expected) {
+            assertTrue(expected.getMessage().contains("majority"), "says what is missing: " + expected.getMessage());
+        }
+        long took = millisSince(start);
+        assertTrue(took < wait.plus(COMMAND_TIMEOUT).plus(MARGIN).toMillis(), "tryLock(2 s) took " + took + " ms");
+        assertEquals(List.of(), masters.mastersHolding(name), "a survivor kept a partial grant");
+
+        assertThrows(LockException.class, () -> lock.lock(Duration.ofSeconds(5)));
+        assertThrows(LockException.class, lock::tryLock);
+        ExecutionException async = assertThrows(ExecutionException.class,
+                () -> lock.tryLockAsync(wait).get(10, TimeUnit.SECONDS));
+        assertInstanceOf(LockException.class, async.getCause());
+        assertEquals(List.of(), masters.mastersHolding(name), "a survivor kept a partial grant");
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void heldByAnotherOwnerOnAMajorityIsDeniedAndLeavesNothingOnTheOtherMasters(int count) throws Exception {
+        Masters masters = masters(count);
+        List<LockClient> plain = masters.plainClients(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT);
+        DistributedLock redLock = client(masters).getRedLock(newName("heldElsewhere"));
+        for (int i = 0; i < masters.majority(); i++) {
+            plain.get(i).getLock(name).lock(Duration.ofSeconds(30));
+        }
+
+        assertFalse(redLock.tryLock());
+        long start = System.nanoTime();
+        assertFalse(redLock.tryLock(Duration.ofMillis(500)));
+        long waited = millisSince(start);
+        assertTrue(waited >= 450 && waited < 500 + MARGIN.toMillis(), "tryLock(500 ms) took " + waited + " ms");
+        assertFalse(redLock.isHeldByCurrentThread());
+
+        for (int i = 0; i < masters.size(); i++) {
+            Map<String, String> holds = masters.holds(i, name);
+            if (i < masters.majority()) {
+                assertEquals(1, holds.size(), "master " + i + " keeps the other owner's hold only: " + holds);
+                assertEquals("1", holds.values().iterator().next());
+            } else {
+                assertEquals(Map.of(), holds, "master " + i + " kept a partial grant");
+            }
+        }
+        assertTrue(redLock.isLocked(), "a majority holds it, if not for a RedLock");
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void aPausedMinorityCostsOneAttemptTimeoutAndItsLateGrantIsReleased(int count) throws Exception {
+        Masters masters = masters(count);
+        DistributedLock lock = patientClient(masters).getRedLock(newName("pausedMinority"));
+        assertTrue(lock.tryLock(), "all masters up: the client is connected");
+        lock.unlock();
+
+        int paused = minority(masters);
+        try {
+            for (int i = 0; i < paused; i++) {
+                masters.get(i).pause();
+            }
+            long start = System.nanoTime();
+            assertTrue(lock.tryLock(Duration.ZERO, Duration.ofSeconds(30)), "a majority answers");
+            long took = millisSince(start);
+            assertTrue(took >= ATTEMPT_TIMEOUT.toMillis() - 50, "the try waited for the paused masters only " + took + " ms");
+            assertTrue(took < ATTEMPT_TIMEOUT.plus(MARGIN).toMillis(), "the try was not bounded by the attempt timeout: " + took + " ms");
+
+            start = System.nanoTime();
+            lock.unlock();
+            took = millisSince(start);
+            assertTrue(took < LONG_COMMAND_TIMEOUT.toMillis() - 500, "unlock waited for a paused master: " + took + " ms");
+        } finally {
+            for (int i = 0; i < paused; i++) {
+                masters.get(i).resume();
+            }
+        }
+        // The paused masters run the acquire, then the release queued behind it.
+        within(Duration.ofSeconds(10)).until(() -> masters.mastersHolding(name).isEmpty());
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void aPausedMajorityFailsWithinTheAttemptTimeoutAndLeavesNothingOnceResumed(int count) throws Exception {
+        Masters masters = masters(count);
+        DistributedLock lock = patientClient(masters).getRedLock(newName("pausedMajority"));
+        assertTrue(lock.tryLock(), "all masters up: the client is connected");
+        lock.unlock();
+
+        try {
+            for (int i = 0; i < masters.majority(); i++) {
+                masters.get(i).pause();
+            }
+            long start = System.nanoTime();
+            LockException failure = assertThrows(LockException.class, () -> lock.tryLock(Duration.ZERO, Duration.ofSeconds(30)));
+            long took = millisSince(start);
+            assertTrue(failure.getMessage().contains("did not answer within"), failure.getMessage());
+            assertTrue(took < ATTEMPT_TIMEOUT.plus(MARGIN).toMillis(), "the try was not bounded by the attempt timeout: " + took + " ms");
+            assertEquals(List.of(), masters.mastersHolding(name), "a master that answered kept its grant");
+        } finally {
+            for (int i = 0; i < masters.majority(); i++) {
+                masters.get(i).resume();
+            }
+        }
+        within(Duration.ofSeconds(10)).until(() -> masters.mastersHolding(name).isEmpty());
+        assertTrue(lock.tryLock(Duration.ofSeconds(5)), "usable again once resumed");
+        lock.unlock();
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void theWatchdogKeepsTheHoldPastItsLeaseOnTheMajorityThatIsLeft(int count) throws Exception {
+        Masters masters = masters(count);
+        DistributedLock lock = client(masters).getRedLock(newName("watchdog"));
+        DistributedLock other = client(masters).getRedLock(name);
+
+        lock.lock();
+        masters.kill(minority(masters));
+        long start = System.nanoTime();
+        within(WATCHDOG_TIMEOUT.multipliedBy(4)).until(() -> millisSince(start) > WATCHDOG_TIMEOUT.multipliedBy(2).toMillis()
+                && assertStillHeld(other));
+        assertTrue(lock.isHeldByCurrentThread());
+        assertTrue(other.remainingLease().compareTo(Duration.ZERO) > 0);
+        assertFalse(other.tryLock());
+
+        lock.unlock();
+        assertFalse(other.isLocked());
+    }
+
+    /** Polled: fails the test at once if the lock is ever seen free. */
+    private static boolean assertStillHeld(DistributedLock observer) {
+        assertTrue(observer.isLocked(), "the renewed hold ran out");
+        return true;
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void losingTheMajorityWhileHeldIsReportedAsALostLease(int count) throws Exception {
+        Masters masters = masters(count);
+        List<Long> lost = new CopyOnWriteArrayList<>();
+        List<LockClient> plain = masters.plainClients(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT);
+        List<DistributedLock> locks = new ArrayList<>();
+        newName("lostLease");
+        plain.forEach(client -> locks.add(client.getLock(name)));
+        DistributedLock lock = RedLock.of((lockName, owner) -> lost.add(owner), locks.toArray(DistributedLock[]::new));
+
+        lock.lock();
+        assertHoldsFor(WATCHDOG_TIMEOUT.plusMillis(500), () -> lost.isEmpty());
+        masters.kill(masters.majority());
+
+        within(WATCHDOG_TIMEOUT.multipliedBy(2).plus(MARGIN)).until(() -> !lost.isEmpty());
+        assertEquals(1, lost.size());
+        assertEquals(Thread.currentThread().getId(), (long) lost.get(0));
+        // The survivors' renewals stopped with the lost lease, so their holds run out.
+        within(WATCHDOG_TIMEOUT.multipliedBy(2).plus(MARGIN)).until(() -> masters.mastersHolding(name).isEmpty());
+        assertThrows(LockException.class, lock::unlock, "a majority cannot answer");
+    }
+
+    @ParameterizedTest(name = "{0} masters")
+    @ValueSource(ints = {3, 5})
+    void aMajorityRestartedWithoutItsDataWhileHeldIsReportedAsALostLease(int count) throws Exception {
+        Masters masters = masters(count);
+        List<Long> lost = new CopyOnWriteArrayList<>();
+        List<LockClient> plain = masters.plainClients(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT);
+        newName("restartedMajority");
+        DistributedLock[] locks = plain.stream().map(client -> client.getLock(name)).toArray(DistributedLock[]::new);
+        DistributedLock lock = RedLock.of((lockName, owner) -> lost.add(owner), locks);
+        DistributedLock other = RedLock.of(masters.plainClients(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).stream()
+                .map(client -> client.getLock(name)).toArray(DistributedLock[]::new));
+
+        lock.lock();
+        for (int i = 0; i < masters.majority(); i++) {
+            masters.get(i).kill();
+            masters.get(i).restart(); // no persistence: the hold is gone from these masters
+        }
+
+        // The first renewal that reaches a restarted master finds the hold gone.
+        within(WATCHDOG_TIMEOUT.multipliedBy(3).plus(MARGIN)).until(() -> !lost.isEmpty());
+        assertEquals(List.of(Thread.currentThread().getId()), lost);
+        within(Duration.ofSeconds(20)).ignoreException(LockException.class).until(() -> other.tryLock());
+        other.unlock();
+        assertThrows(IllegalMonitorStateException.class, lock::unlock, "the lost hold is not the owner's any more");
+    }
+
+    private static void assertHoldsFor(Duration period, Callable<Boolean> condition) {
+        await().during(period).atMost(period.plusMillis(500)).pollInterval(Duration.ofMillis(20)).until(condition);
+    }
+}
