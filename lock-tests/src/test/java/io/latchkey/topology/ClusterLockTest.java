@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The plain lock on a Redis Cluster of three masters: mutual exclusion across
+ * The plain and the fair lock on a Redis Cluster of three masters: mutual exclusion across
  * clients on names of every master, unlock messages on the slot's own master (sharded pub/sub on
  * Redis 7), watchdog renewal of holds on many slots, and a slot moved to another master while
  * its lock is held and awaited (ASK during the migration, MOVED after it).
@@ -253,23 +253,34 @@ class ClusterLockTest {
     }
 
     @Test
-    void theFairLockWorksOnTheCluster() throws Exception {
+    void theFairLockGrantsInArrivalOrderOnTheCluster() throws Exception {
         LockClient client = newClient(LONG_LEASE);
+        String name = namesOnEveryMaster(cluster, "latchkey-test:cluster:fair", 1).get(1);
         DistributedLock fair;
         try {
-            fair = client.getFairLock(namesOnEveryMaster(cluster, "latchkey-test:cluster:fair", 1).get(1));
+            fair = client.getFairLock(name);
         } catch (IllegalStateException missing) {
-            assumeTrue(false, "lock-fair is not on this branch: " + missing.getMessage());
+            assumeTrue(false, "lock-fair is not on the class path: " + missing.getMessage());
             return;
         }
-        DistributedLock other = newClient(LONG_LEASE).getFairLock(fair.getName());
+        DistributedLock other = newClient(LONG_LEASE).getFairLock(name);
+        RedisServer master = cluster.masterFor(name);
+        String queue = "latchkey:{" + name + "}:queue";
+
         fair.lockAsync(1).get(5, TimeUnit.SECONDS);
-        CompletableFuture<Void> waiter = other.lockAsync(2);
-        assertFalse(waiter.isDone());
+        CompletableFuture<Void> first = other.lockAsync(2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> (Long) master.command("LLEN", queue) == 1);
+        CompletableFuture<Void> second = other.lockAsync(3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> (Long) master.command("LLEN", queue) == 2);
+
         fair.unlockAsync(1).get(5, TimeUnit.SECONDS);
-        waiter.get(5, TimeUnit.SECONDS);
+        first.get(5, TimeUnit.SECONDS);
+        assertFalse(second.isDone(), "the second waiter comes after the first");
         other.unlockAsync(2).get(5, TimeUnit.SECONDS);
+        second.get(5, TimeUnit.SECONDS);
+        other.unlockAsync(3).get(5, TimeUnit.SECONDS);
         assertFalse(fair.isLocked());
+        assertEquals(0L, master.command("EXISTS", queue), "no queue is left behind");
     }
 
     static long classicSubscribers(RedisServer node, String channel) {
