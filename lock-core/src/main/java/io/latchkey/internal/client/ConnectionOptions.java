@@ -14,7 +14,14 @@ import io.lettuce.core.resource.Delay;
 import java.nio.channels.ClosedChannelException;
 import java.security.cert.CertificateException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 
@@ -31,6 +38,8 @@ final class ConnectionOptions {
      * on a busy machine takes longer than a short command timeout.
      */
     static final Duration MIN_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+    private static final int MAX_CAUSES = 50;
 
     /** The longest pause between two attempts to reconnect: a lock client is useless while disconnected. */
     static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
@@ -107,7 +116,7 @@ final class ConnectionOptions {
     }
 
     private static String hint(Throwable failure, boolean tls) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+        for (Throwable cause : causesOf(failure)) {
             String message = String.valueOf(cause.getMessage());
             if (cause instanceof RedisCommandExecutionException) {
                 String upper = message.toUpperCase(Locale.ROOT);
@@ -133,5 +142,26 @@ final class ConnectionOptions {
             root = root.getCause();
         }
         return failure.getMessage() + (root == failure ? "" : " (" + root.getMessage() + ")");
+    }
+
+    /**
+     * @return the failure, its causes and the exceptions suppressed along the way (the cluster
+     *     client reports each seed node's failure as a suppressed exception), outermost first
+     */
+    private static List<Throwable> causesOf(Throwable failure) {
+        List<Throwable> found = new ArrayList<>();
+        Deque<Throwable> pending = new ArrayDeque<>(List.of(failure));
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        while (!pending.isEmpty() && found.size() < MAX_CAUSES) {
+            Throwable next = pending.removeFirst();
+            if (seen.add(next)) {
+                found.add(next);
+                if (next.getCause() != null) {
+                    pending.addLast(next.getCause());
+                }
+                pending.addAll(List.of(next.getSuppressed()));
+            }
+        }
+        return found;
     }
 }
