@@ -3,12 +3,14 @@ package io.latchkey.topology;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.LockException;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
@@ -40,6 +42,11 @@ import org.junit.jupiter.api.TestInstance;
 class ClusterLockTest {
 
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+    /** What a Cluster client needs beyond {@link AclTest#LOCK_USER_RULES}. */
+    static final List<String> CLUSTER_USER_RULES = List.of("+cluster|nodes", "+cluster|myid", "+info");
+    /** ... and on Redis 7, for sharded pub/sub. */
+    static final List<String> SHARDED_USER_RULES = List.of("+ssubscribe", "+sunsubscribe", "+spublish");
 
     private RedisCluster cluster;
     private boolean sharded;
@@ -250,6 +257,44 @@ class ClusterLockTest {
         assertTrue(held.tryLockAsync(Duration.ZERO, LONG_LEASE, 1).get(5, TimeUnit.SECONDS));
         assertEquals(1L, target.command("EXISTS", name), "the lock lives on the slot's new master");
         held.unlockAsync(1).get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void anAclUserWorksOnTheClusterAndAWrongPasswordFailsClearly() throws Exception {
+        List<String> setUser = new ArrayList<>(List.of("ACL", "SETUSER", "cluster-locker"));
+        setUser.addAll(AclTest.LOCK_USER_RULES);
+        // What the cluster client adds: the topology (CLUSTER NODES, INFO; CLUSTER MYID for the
+        // pub/sub connections) and sharded pub/sub.
+        setUser.addAll(CLUSTER_USER_RULES);
+        if (sharded) {
+            setUser.addAll(SHARDED_USER_RULES);
+        }
+        for (RedisServer node : cluster.nodes()) {
+            node.command(setUser.toArray(String[]::new));
+        }
+        String seed = "redis://cluster-locker:%s@" + cluster.nodes().get(0).host() + ":" + cluster.nodes().get(0).port();
+
+        LockException refused = assertThrows(LockException.class, () -> LockClient.create(LockConfig.builder()
+                .clusterAddresses(String.format(seed, "wrong")).build()));
+        assertTrue(refused.getMessage().contains("refused the credentials"), refused.getMessage());
+
+        String name = "locks:" + namesOnEveryMaster(cluster, "acl", 1).get(2);
+        List<LockClient> users = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            LockClient user = LockClient.create(LockConfig.builder().clusterAddresses(String.format(seed, "s3cret"))
+                    .commandTimeout(Duration.ofSeconds(1)).build());
+            clients.add(user);
+            users.add(user);
+        }
+        DistributedLock held = users.get(0).getLock(name);
+        DistributedLock awaited = users.get(1).getLock(name);
+        held.lockAsync(1).get(5, TimeUnit.SECONDS);
+        CompletableFuture<Void> waiter = awaited.lockAsync(2);
+        assertTrue(awaited.isLocked());
+        held.unlockAsync(1).get(5, TimeUnit.SECONDS);
+        waiter.get(5, TimeUnit.SECONDS);
+        awaited.unlockAsync(2).get(5, TimeUnit.SECONDS);
+        assertFalse(held.isLocked());
     }
 
     @Test
