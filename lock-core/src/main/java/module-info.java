@@ -5,6 +5,7 @@
 module io.latchkey.core {
     requires transitive lettuce.core;
     requires io.netty.common;
+    requires reactor.core;
     requires org.slf4j;
 
     exports io.latchkey;

@@ -1,6 +1,8 @@
 package io.latchkey;
 
 import io.lettuce.core.RedisURI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -27,6 +29,7 @@ public final class LockConfig {
     private final Duration fairLockWaitTimeout;
     private final Duration commandTimeout;
     private final Duration redLockAttemptTimeout;
+    private final Optional<Path> trustedCertificates;
 
     private LockConfig(Builder builder) {
         this.address = Optional.ofNullable(builder.address);
@@ -36,6 +39,7 @@ public final class LockConfig {
         this.fairLockWaitTimeout = builder.fairLockWaitTimeout;
         this.commandTimeout = builder.commandTimeout;
         this.redLockAttemptTimeout = builder.redLockAttemptTimeout;
+        this.trustedCertificates = Optional.ofNullable(builder.trustedCertificates);
     }
 
     /** @return a builder with the defaults: 30 s watchdog lease, 5 min fair wait timeout, 3 s command timeout */
@@ -78,6 +82,14 @@ public final class LockConfig {
         return redLockAttemptTimeout;
     }
 
+    /**
+     * @return the PEM file of the certificates that {@code rediss://} connections trust, if one
+     *     was given; without it the JVM's default trust store decides
+     */
+    public Optional<Path> trustedCertificates() {
+        return trustedCertificates;
+    }
+
     @Override
     public String toString() {
         return "LockConfig{address=" + address.map(LockConfig::redact).orElse("none")
@@ -86,7 +98,8 @@ public final class LockConfig {
                 + ", watchdogTimeout=" + watchdogTimeout
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout
                 + ", commandTimeout=" + commandTimeout
-                + ", redLockAttemptTimeout=" + redLockAttemptTimeout + '}';
+                + ", redLockAttemptTimeout=" + redLockAttemptTimeout
+                + ", trustedCertificates=" + trustedCertificates.map(Path::toString).orElse("JVM default") + '}';
     }
 
     /** Keeps passwords out of logs. */
@@ -104,6 +117,7 @@ public final class LockConfig {
         private Duration fairLockWaitTimeout = DEFAULT_FAIR_LOCK_WAIT_TIMEOUT;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private Duration redLockAttemptTimeout = DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT;
+        private Path trustedCertificates;
 
         private Builder() {
         }
@@ -120,7 +134,14 @@ public final class LockConfig {
         }
 
         /**
-         * @param seedUris one or more nodes of a Redis Cluster; not null
+         * Points the client at a Redis Cluster. Each lock lives on the master of its name's hash
+         * slot (all of a lock's keys share it); the client follows MOVED and ASK redirections,
+         * refreshes its view of the cluster after redirections, reconnects and failovers, and
+         * sends unlock messages by sharded pub/sub when every master runs Redis 7 or newer,
+         * classic pub/sub otherwise. Credentials and TLS of the first URI apply to every node.
+         *
+         * @param seedUris one or more nodes of a Redis Cluster ({@code redis://} or
+         *     {@code rediss://}, with {@code user:password@} for an ACL user); not null
          * @return this builder
          */
         public Builder clusterAddresses(String... seedUris) {
@@ -176,10 +197,26 @@ public final class LockConfig {
         }
 
         /**
+         * Trusts the certificates in a PEM file, typically the certificate authority that signed
+         * the servers' certificates, for every {@code rediss://} connection of the client (single
+         * server, Sentinel, Cluster and RedLock masters alike). The servers' certificates must
+         * also name the host they are reached by. Without this setting the JVM's default trust
+         * store decides.
+         *
+         * @param pemFile a readable file of one or more PEM certificates; not null
+         * @return this builder
+         */
+        public Builder trustedCertificates(Path pemFile) {
+            this.trustedCertificates = Objects.requireNonNull(pemFile, "pemFile");
+            return this;
+        }
+
+        /**
          * @return the validated configuration
          * @throws IllegalArgumentException if no address is set, both a single address and a
-         *     cluster are set, a URI is malformed, fewer than three RedLock masters or one twice are given, or a
-         *     duration is zero, negative or inconsistent with another
+         *     cluster are set, a URI is malformed, fewer than three RedLock masters or one twice are
+         *     given, a duration is zero, negative or inconsistent with another, or the trusted
+         *     certificates file is not a readable file
          */
         public LockConfig build() {
             requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
@@ -209,6 +246,9 @@ public final class LockConfig {
             requireArgument(redLockAttemptTimeout.compareTo(commandTimeout) <= 0,
                     "redLockAttemptTimeout (%s) must not exceed commandTimeout (%s)",
                     redLockAttemptTimeout, commandTimeout);
+            requireArgument(trustedCertificates == null
+                            || (Files.isRegularFile(trustedCertificates) && Files.isReadable(trustedCertificates)),
+                    "trustedCertificates is not a readable file: %s", trustedCertificates);
             return new LockConfig(this);
         }
 

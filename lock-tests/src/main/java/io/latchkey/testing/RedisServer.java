@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.stream.Stream;
@@ -45,7 +46,11 @@ public final class RedisServer implements AutoCloseable {
     private static final int LOG_TAIL_BYTES = 4096;
     private static final String PORT_IN_USE = "Address already in use";
 
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+    private static final String CONFIG_FILE = "redis.conf";
+
     private final Path binary;
+    private final List<String> leadingArgs;
     private final List<String> extraArgs;
     private final Path dir;
     private final Path logFile;
@@ -56,8 +61,9 @@ public final class RedisServer implements AutoCloseable {
     private boolean paused;
     private boolean closed;
 
-    private RedisServer(Path binary, List<String> extraArgs, Path dir) {
+    private RedisServer(Path binary, List<String> leadingArgs, List<String> extraArgs, Path dir) {
         this.binary = binary;
+        this.leadingArgs = leadingArgs;
         this.extraArgs = extraArgs;
         this.dir = dir;
         this.logFile = dir.resolve("redis.log");
@@ -81,15 +87,38 @@ public final class RedisServer implements AutoCloseable {
 
     /** Like {@link #start(String...)}, with the source of free ports given, so tests can force a taken one. */
     static RedisServer start(IntSupplier freePorts, String... extraArgs) {
+        return startWithConfig(freePorts, null, extraArgs);
+    }
+
+    /**
+     * Like {@link #start(String...)}, but with a configuration file that the server may rewrite,
+     * as Sentinel and Cluster nodes do: {@code config} is written to {@value #CONFIG_FILE} in the
+     * server's directory and passed as the first argument. Restarts read the file as the server
+     * left it.
+     *
+     * @param freePorts the source of free ports
+     * @param config the content of the configuration file, or null for none
+     * @param extraArgs arguments after the fixture's own, such as {@code "--sentinel"}
+     * @return the running server
+     */
+    static RedisServer startWithConfig(IntSupplier freePorts, String config, String... extraArgs) {
         List<String> args = List.of(extraArgs);
         Path binary = RedisBinary.path();
         Path dir;
+        List<String> leading;
         try {
             dir = Files.createTempDirectory("latchkey-redis-");
+            if (config == null) {
+                leading = List.of();
+            } else {
+                Path file = dir.resolve(CONFIG_FILE);
+                Files.writeString(file, config, StandardCharsets.UTF_8);
+                leading = List.of(file.toString());
+            }
         } catch (IOException e) {
             throw new RedisFixtureException("cannot create a directory for redis-server", e);
         }
-        RedisServer server = new RedisServer(binary, args, dir);
+        RedisServer server = new RedisServer(binary, leading, args, dir);
         // Registered before any process exists, so that none can outlive the JVM.
         LiveServers.register(server);
         try {
@@ -132,6 +161,14 @@ public final class RedisServer implements AutoCloseable {
         return RedisBinary.versionOf(binary);
     }
 
+    /**
+     * @return the major version of the binary this server runs, such as 7
+     * @throws RedisFixtureException if the version cannot be read
+     */
+    public int majorVersion() {
+        return RedisBinary.majorOf(version());
+    }
+
     /** @return the executable this server runs */
     public Path binary() {
         return binary;
@@ -165,6 +202,36 @@ public final class RedisServer implements AutoCloseable {
      */
     public boolean ping(Duration timeout) {
         return RedisPing.answers(HOST, port, timeout);
+    }
+
+    /**
+     * Runs one command on a new raw connection, as {@code redis-cli} would, for tests that
+     * arrange or inspect a server behind the back of the client under test. The connection is
+     * the default user's, so the server must not require a password for it.
+     *
+     * @param command the command and its arguments, for example {@code "CONFIG", "SET", "maxmemory", "1mb"}
+     * @return the reply: a {@link String}, a {@link Long}, a {@link List} of replies, or null
+     * @throws RedisFixtureException if the server does not answer within 5 seconds or answers
+     *         with an error
+     */
+    public Object command(String... command) {
+        return RespClient.call(HOST, port, COMMAND_TIMEOUT, List.of(command));
+    }
+
+    /**
+     * Reads one field of {@code INFO}.
+     *
+     * @param section the {@code INFO} section, for example {@code "replication"}
+     * @param field the field, for example {@code "role"}
+     * @return the value, or empty if the server does not report that field
+     * @throws RedisFixtureException if the server does not answer
+     */
+    public Optional<String> info(String section, String field) {
+        String text = String.valueOf(command("INFO", section));
+        String prefix = field + ":";
+        return text.lines().filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length()).strip())
+                .findFirst();
     }
 
     /**
@@ -335,7 +402,10 @@ public final class RedisServer implements AutoCloseable {
 
     /** Runs a new process on {@link #port} and waits for it; {@code logOffset} is where its output starts. */
     private Outcome launchAndAwait(long logOffset) {
-        List<String> command = new ArrayList<>(List.of(binary.toString(),
+        List<String> command = new ArrayList<>();
+        command.add(binary.toString());
+        command.addAll(leadingArgs);
+        command.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--dir", dir.toString(),

@@ -3,8 +3,11 @@
  * loopback ports, for the integration and fault tests in this module and for the benchmarks.
  *
  * <p>{@link io.latchkey.testing.RedisServer} runs one server and can stop, kill, pause, resume
- * and restart it; {@link io.latchkey.testing.RedisServers} runs several independent masters;
- * {@link io.latchkey.testing.RedisBinary} decides which executable runs. Every process started
+ * and restart it, and send it raw commands; {@link io.latchkey.testing.RedisServers} runs several
+ * independent masters; {@link io.latchkey.testing.RedisCluster} a Redis Cluster with replicas;
+ * {@link io.latchkey.testing.RedisSentinelGroup} a master, replicas and Sentinels;
+ * {@link io.latchkey.testing.TlsRedisServer} a server with a TLS port and a certificate made for
+ * the run; {@link io.latchkey.testing.RedisBinary} decides which executable runs. Every process started
  * here is killed when its owner is closed, and at the latest when the JVM exits normally.
  *
  * <p>The types here may change with the needs of the tests; nothing outside Latchkey's own

@@ -62,7 +62,7 @@ public final class DefaultLockClient implements LockClient {
             RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config))
                     .orElse(null);
             if (topology == null && !config.clusterAddresses().isEmpty()) {
-                throw new UnsupportedOperationException("Redis Cluster is not supported yet");
+                topology = ClusterTopology.connect(config.clusterAddresses(), config);
             }
             DefaultLockClient client = new DefaultLockClient(config, timer, topology);
             if (!config.redLockAddresses().isEmpty()) {

@@ -1,27 +1,25 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
-import io.latchkey.LockException;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One Redis server, or the master of a Sentinel group that Lettuce follows through failovers.
- * Commands fail at once while disconnected rather than queue, so a caller never learns of an
- * acquire only after it gave up.
+ * One Redis server, or the master of a Sentinel group that Lettuce follows through failovers:
+ * on each reconnect it asks the Sentinels for the current master, and the pub/sub connection
+ * subscribes its channels again, which wakes every waiter to re-check. Commands fail at once
+ * while disconnected rather than queue, so a caller never learns of an acquire only after it
+ * gave up.
  */
 final class StandaloneTopology implements RedisTopology {
 
@@ -42,11 +40,10 @@ final class StandaloneTopology implements RedisTopology {
     }
 
     static StandaloneTopology connect(String address, LockConfig config) {
-        RedisURI uri = RedisURI.create(address);
-        uri.setTimeout(config.commandTimeout());
-        ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+        RedisURI uri = ConnectionOptions.uri(address, config);
+        ClientResources resources = ConnectionOptions.resources();
         RedisClient client = RedisClient.create(resources, uri);
-        client.setOptions(clientOptions(config.commandTimeout()));
+        client.setOptions(ConnectionOptions.apply(ClientOptions.builder(), config).build());
         String where = uri.toString();
         try {
             StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
@@ -54,17 +51,8 @@ final class StandaloneTopology implements RedisTopology {
             return new StandaloneTopology(resources, client, connection, pubSub, config.commandTimeout(), where);
         } catch (RuntimeException e) {
             shutdown(client, resources);
-            throw new LockException("cannot connect to Redis at " + where + ": " + e.getMessage(), e);
+            throw ConnectionOptions.connectFailure(where, e);
         }
-    }
-
-    static ClientOptions clientOptions(Duration commandTimeout) {
-        return ClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .autoReconnect(true)
-                .build();
     }
 
     @Override

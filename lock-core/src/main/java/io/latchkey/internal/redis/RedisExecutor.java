@@ -1,12 +1,19 @@
 package io.latchkey.internal.redis;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 
 /**
  * Runs commands and scripts on one shared, multiplexed Redis connection.
@@ -18,19 +25,51 @@ import java.util.function.Function;
  */
 public final class RedisExecutor {
 
+    private static final long FIRST_RETRY_DELAY_MILLIS = 5;
+    private static final long MAX_RETRY_DELAY_MILLIS = 100;
+
     private final RedisClusterAsyncCommands<String, String> commands;
     private final Duration commandTimeout;
     private final String description;
+    private final ToIntFunction<String> shardOfKey;
+    /** Schedules retries of TRYAGAIN replies in a Cluster; null where they cannot occur. */
+    private final ScheduledExecutorService retryScheduler;
 
     /**
-     * @param commands async commands of a standalone or cluster connection
+     * An executor for one server, where any keys may share a script call.
+     *
+     * @param commands async commands of a standalone connection
      * @param commandTimeout the timeout the connection enforces, for messages
      * @param description where this executor points, for logs
      */
     public RedisExecutor(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout, String description) {
+        this(commands, commandTimeout, description, key -> 0, null);
+    }
+
+    private RedisExecutor(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout, String description,
+                          ToIntFunction<String> shardOfKey, ScheduledExecutorService retryScheduler) {
         this.commands = commands;
         this.commandTimeout = commandTimeout;
         this.description = description;
+        this.shardOfKey = shardOfKey;
+        this.retryScheduler = retryScheduler;
+    }
+
+    /**
+     * An executor for a Redis Cluster: script calls are batched per hash slot, and a
+     * {@code TRYAGAIN} reply (a multi-key call on a slot that is being migrated, whose keys are
+     * split between two nodes for a moment) is retried with a short back-off for as long as the
+     * command timeout allows. Redis did not run the call, so the retry is safe.
+     *
+     * @param commands async commands of a cluster connection, which follows MOVED and ASK itself
+     * @param commandTimeout the timeout the connection enforces
+     * @param description where this executor points, for logs
+     * @param retryScheduler schedules the retries; only schedules, never blocks
+     * @return the executor
+     */
+    public static RedisExecutor forCluster(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout,
+                                           String description, ScheduledExecutorService retryScheduler) {
+        return new RedisExecutor(commands, commandTimeout, description, SlotHash::getSlot, retryScheduler);
     }
 
     /**
@@ -45,6 +84,11 @@ public final class RedisExecutor {
      * @return the reply
      */
     public <T> CompletableFuture<T> eval(String lockName, Script script, ScriptOutputType type, String[] keys, String... args) {
+        return this.<T>retryingTryAgain(() -> evalOnce(script, type, keys, args))
+                .exceptionallyCompose(failure -> failed(lockName, failure));
+    }
+
+    private <T> CompletableFuture<T> evalOnce(Script script, ScriptOutputType type, String[] keys, String... args) {
         CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
         return bySha.handle((reply, failure) -> {
             if (failure == null) {
@@ -54,7 +98,45 @@ public final class RedisExecutor {
                 return commands.<T>eval(script.text(), type, keys, args).toCompletableFuture();
             }
             return CompletableFuture.<T>failedFuture(failure);
-        }).thenCompose(Function.identity()).exceptionallyCompose(failure -> failed(lockName, failure));
+        }).thenCompose(Function.identity());
+    }
+
+    private <T> CompletableFuture<T> retryingTryAgain(Supplier<CompletableFuture<T>> call) {
+        if (retryScheduler == null) {
+            return call.get();
+        }
+        return attempt(call, System.nanoTime() + commandTimeout.toNanos(), FIRST_RETRY_DELAY_MILLIS);
+    }
+
+    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, long deadlineNanos, long delayMillis) {
+        return call.get().handle((reply, failure) -> {
+            if (failure == null) {
+                return CompletableFuture.completedFuture(reply);
+            }
+            if (!isTryAgain(failure)
+                    || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - deadlineNanos > 0) {
+                return CompletableFuture.<T>failedFuture(failure);
+            }
+            CompletableFuture<T> retried = new CompletableFuture<>();
+            try {
+                retryScheduler.schedule(() -> attempt(call, deadlineNanos, Math.min(delayMillis * 2, MAX_RETRY_DELAY_MILLIS))
+                        .whenComplete((again, againFailure) -> {
+                            if (againFailure == null) {
+                                retried.complete(again);
+                            } else {
+                                retried.completeExceptionally(againFailure);
+                            }
+                        }), delayMillis, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException clientClosing) {
+                return CompletableFuture.<T>failedFuture(failure);
+            }
+            return retried;
+        }).thenCompose(Function.identity());
+    }
+
+    private static boolean isTryAgain(Throwable failure) {
+        Throwable cause = RedisFailures.unwrap(failure);
+        return cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("TRYAGAIN");
     }
 
     /**
@@ -66,8 +148,18 @@ public final class RedisExecutor {
      * @return the reply
      */
     public <T> CompletableFuture<T> call(String lockName, Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
-        CompletableFuture<T> reply = command.apply(commands).toCompletableFuture();
+        CompletableFuture<T> reply = retryingTryAgain(() -> command.apply(commands).toCompletableFuture());
         return reply.exceptionallyCompose(failure -> failed(lockName, failure));
+    }
+
+    /**
+     * Tells which keys may go into one script call: in a Cluster only keys of one hash slot.
+     *
+     * @param key a key
+     * @return its shard: the hash slot in a Cluster, the same value for every key otherwise
+     */
+    public int shardOf(String key) {
+        return shardOfKey.applyAsInt(key);
     }
 
     /** @return the bound on one round trip */

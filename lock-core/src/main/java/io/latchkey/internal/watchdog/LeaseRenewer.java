@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The watchdog: renews every registered hold each third of the watchdog lease, all holds on one
- * Redis in one script call per round (in chunks of {@value #MAX_BATCH}).
+ * Redis in one script call per round (in chunks of {@value #MAX_BATCH}); in a Cluster, one call
+ * per hash slot, since a script may only touch keys of one slot.
  *
  * <p>A renewal only extends a hold that still exists for its owner, so a renewal racing an unlock
  * cannot bring the lock back; a hold found gone is dropped and reported as a lost lease. The
@@ -118,13 +119,17 @@ public final class LeaseRenewer implements AutoCloseable {
         if (closed) {
             return;
         }
-        Map<RedisExecutor, List<Map.Entry<HoldKey, RenewedHold>>> byRedis = new LinkedHashMap<>();
-        holds.entrySet().forEach(entry ->
-                byRedis.computeIfAbsent(entry.getKey().executor(), executor -> new ArrayList<>()).add(Map.entry(entry.getKey(), entry.getValue())));
+        // One script call may only touch keys of one shard: in a Cluster, one hash slot.
+        Map<Shard, List<Map.Entry<HoldKey, RenewedHold>>> byShard = new LinkedHashMap<>();
+        holds.entrySet().forEach(entry -> {
+            RedisExecutor executor = entry.getKey().executor();
+            Shard shard = new Shard(executor, executor.shardOf(entry.getKey().key()));
+            byShard.computeIfAbsent(shard, any -> new ArrayList<>()).add(Map.entry(entry.getKey(), entry.getValue()));
+        });
         List<CompletableFuture<Boolean>> rounds = new ArrayList<>();
-        byRedis.forEach((executor, entries) -> {
+        byShard.forEach((shard, entries) -> {
             for (int from = 0; from < entries.size(); from += MAX_BATCH) {
-                rounds.add(renew(executor, entries.subList(from, Math.min(entries.size(), from + MAX_BATCH))));
+                rounds.add(renew(shard.executor(), entries.subList(from, Math.min(entries.size(), from + MAX_BATCH))));
             }
         });
         CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
@@ -169,6 +174,9 @@ public final class LeaseRenewer implements AutoCloseable {
     }
 
     private record HoldKey(RedisExecutor executor, String key, String field) {
+    }
+
+    private record Shard(RedisExecutor executor, int shard) {
     }
 
     /** Compared by identity: a hold registered again after an unlock is a new hold. */

@@ -1,0 +1,204 @@
+package io.latchkey.internal.client;
+
+import io.latchkey.LockConfig;
+import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.event.connection.DisconnectedEvent;
+import io.lettuce.core.resource.ClientResources;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+
+/**
+ * A Redis Cluster through Lettuce's cluster client: commands go to the master of their key's
+ * slot, {@code MOVED} and {@code ASK} redirections are followed, and the client's view of the
+ * cluster is refreshed on redirections, on persistent reconnects, on uncovered slots and every
+ * {@link #PERIODIC_REFRESH}. Nodes marked failed are left out of that view, so that their
+ * connections close instead of reconnecting forever.
+ *
+ * <p>Unlock messages use sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}) when every master
+ * runs Redis 7 or newer: each channel lives on its slot's master and moves with it
+ * ({@link ShardedSubscriptions}). On older servers they use classic pub/sub, which the cluster
+ * broadcasts to every node, on one node connection that Lettuce moves to another node if its
+ * node fails.
+ */
+final class ClusterTopology implements RedisTopology {
+
+    private static final Logger log = LoggerFactory.getLogger(ClusterTopology.class);
+
+    /** How often the view of the cluster is refreshed when nothing else triggers it. */
+    static final Duration PERIODIC_REFRESH = Duration.ofSeconds(10);
+    /** The least time between two refreshes that redirections or reconnects trigger. */
+    static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofSeconds(1);
+    private static final int SHARDED_PUBSUB_MAJOR_VERSION = 7;
+
+    private final ClientResources resources;
+    private final RedisClusterClient client;
+    private final StatefulRedisClusterConnection<String, String> connection;
+    private final StatefulRedisClusterPubSubConnection<String, String> pubSub;
+    private final RedisExecutor executor;
+    private final ShardedSubscriptions sharded;
+    private final Disposable topologyChanges;
+
+    private ClusterTopology(ClientResources resources, RedisClusterClient client,
+                            StatefulRedisClusterConnection<String, String> connection,
+                            StatefulRedisClusterPubSubConnection<String, String> pubSub,
+                            boolean useShardedPubSub, Duration commandTimeout, String where) {
+        this.resources = resources;
+        this.client = client;
+        this.connection = connection;
+        this.pubSub = pubSub;
+        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.eventExecutorGroup());
+        if (useShardedPubSub) {
+            this.sharded = new ShardedSubscriptions(pubSub, client::getPartitions, client::refreshPartitionsAsync,
+                    resources.eventExecutorGroup());
+            pubSub.setNodeMessagePropagation(true);
+            pubSub.addListener(sharded);
+        } else {
+            this.sharded = null;
+        }
+        this.topologyChanges = resources.eventBus().get().subscribe(event -> {
+            if (event instanceof ClusterTopologyChangedEvent change) {
+                // Lettuce announces a change before it updates its own view, so the event's nodes decide.
+                connectToMasters(change.after());
+                if (sharded != null) {
+                    sharded.reroute(ShardedSubscriptions.topologyOf(change.after()));
+                }
+            } else if (sharded != null && event instanceof DisconnectedEvent lost) {
+                sharded.connectionLost(lost.remoteAddress());
+            } else if (sharded != null && event instanceof ConnectionActivatedEvent restored) {
+                sharded.connectionRestored(restored.remoteAddress());
+            }
+        });
+    }
+
+    static ClusterTopology connect(List<String> seeds, LockConfig config) {
+        List<RedisURI> uris = seeds.stream().map(seed -> ConnectionOptions.uri(seed, config)).toList();
+        String where = uris.stream().map(RedisURI::toString).collect(Collectors.joining(", ", "cluster [", "]"));
+        ClientResources resources = ConnectionOptions.resources();
+        RedisClusterClient client = RedisClusterClient.create(resources, uris);
+        ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(PERIODIC_REFRESH)
+                // Every adaptive trigger is on by default since Lettuce 7; only their rate limit is ours.
+                .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_LIMIT)
+                .closeStaleConnections(true)
+                .dynamicRefreshSources(true)
+                .build();
+        client.setOptions(ConnectionOptions.apply(ClusterClientOptions.builder(), config)
+                .topologyRefreshOptions(refresh)
+                .nodeFilter(node -> !(node.is(NodeFlag.FAIL) || node.is(NodeFlag.NOADDR) || node.is(NodeFlag.HANDSHAKE)))
+                .build());
+        try {
+            StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8);
+            StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
+            boolean useShardedPubSub = everyMasterAtLeast(connection, SHARDED_PUBSUB_MAJOR_VERSION);
+            log.debug("Connected to {}; unlock messages use {} pub/sub", where, useShardedPubSub ? "sharded" : "classic");
+            return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where);
+        } catch (RuntimeException e) {
+            shutdown(client, resources);
+            throw ConnectionOptions.connectFailure(where, e);
+        }
+    }
+
+    /**
+     * Opens the connection to every master that slot-routed commands will use, and asks each for
+     * its version: one master older than {@code major} would reject SPUBLISH for its slots.
+     * Lettuce opens node connections on first use, and a command sent while its connection is
+     * still opening is rejected, so opening them now spares the first lock calls that failure.
+     */
+    private static boolean everyMasterAtLeast(StatefulRedisClusterConnection<String, String> connection, int major) {
+        boolean atLeast = true;
+        for (RedisClusterNode node : connection.getPartitions()) {
+            if (node.is(NodeFlag.UPSTREAM)) {
+                RedisURI uri = node.getUri();
+                String info = connection.getConnection(uri.getHost(), uri.getPort()).sync().info("server");
+                atLeast &= majorVersion(info) >= major;
+            }
+        }
+        return atLeast;
+    }
+
+    /** Opens the connections to masters that a topology change brought, before commands need them. */
+    private void connectToMasters(List<RedisClusterNode> nodes) {
+        for (RedisClusterNode node : nodes) {
+            if (node.is(NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+                RedisURI uri = node.getUri();
+                try {
+                    connection.getConnectionAsync(uri.getHost(), uri.getPort()).whenComplete((opened, failure) -> {
+                        if (failure != null) {
+                            log.debug("Cannot connect to new master {} yet", uri, failure);
+                        }
+                    });
+                } catch (RuntimeException notYetInTheView) {
+                    log.debug("Cannot connect to new master {} yet", uri, notYetInTheView);
+                }
+            }
+        }
+    }
+
+    /** @return the major version in {@code INFO server}'s {@code redis_version:7.0.15} line, 0 if there is none */
+    static int majorVersion(String info) {
+        String prefix = "redis_version:";
+        return info.lines().filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length()).strip().split("\\.")[0])
+                .mapToInt(Integer::parseInt)
+                .findFirst().orElse(0);
+    }
+
+    @Override
+    public RedisExecutor executor() {
+        return executor;
+    }
+
+    @Override
+    public SubscriptionCommands subscriptionCommands() {
+        if (sharded != null) {
+            return SubscriptionCommands.of(sharded::subscribe, sharded::unsubscribe);
+        }
+        return SubscriptionCommands.of(
+                channel -> pubSub.async().subscribe(channel).toCompletableFuture(),
+                channel -> pubSub.async().unsubscribe(channel).toCompletableFuture());
+    }
+
+    @Override
+    public void listen(UnlockSubscriptions listener) {
+        pubSub.addListener(listener);
+    }
+
+    @Override
+    public String publishCommand() {
+        return sharded != null ? "spublish" : "publish";
+    }
+
+    @Override
+    public void close() {
+        topologyChanges.dispose();
+        if (sharded != null) {
+            sharded.close();
+        }
+        pubSub.close();
+        connection.close();
+        shutdown(client, resources);
+    }
+
+    private static void shutdown(RedisClusterClient client, ClientResources resources) {
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+}

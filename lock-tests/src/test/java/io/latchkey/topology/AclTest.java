@@ -1,0 +1,130 @@
+package io.latchkey.topology;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockConfig;
+import io.latchkey.LockException;
+import io.latchkey.testing.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ACL users given in the URI ({@code redis://user:password@host}): a user allowed only the
+ * commands Latchkey sends, on its own keys and unlock channels, can use every plain-lock
+ * operation; a wrong password fails at {@code create} and a missing permission at first use,
+ * each with a message that says so.
+ */
+class AclTest {
+
+    /**
+     * Everything the plain lock sends, directly or from its scripts: the connection handshake
+     * (HELLO with its AUTH option; Lettuce's CLIENT SETINFO on Redis 7.2+ may be refused), the
+     * scripts (EVALSHA, EVAL on NOSCRIPT) and what they run (EXISTS, HEXISTS, HINCRBY, PEXPIRE,
+     * PTTL, DEL, PUBLISH), the queries (EXISTS, HGET, PTTL) and the wake-ups (SUBSCRIBE,
+     * UNSUBSCRIBE). Keys are limited to the application's
+     * lock names ({@code locks:*}) and Latchkey's own {@code latchkey:*} (the scripts declare the
+     * unlock channel as a key, so that Cluster routes its sharded publish), channels to
+     * {@code latchkey:*}.
+     */
+    static final List<String> LOCK_USER_RULES = List.of(
+            "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
+            "+hello",
+            "+evalsha", "+eval",
+            "+exists", "+hexists", "+hget", "+hincrby", "+pexpire", "+pttl", "+del", "+publish",
+            "+subscribe", "+unsubscribe");
+
+    private static RedisServer redis;
+
+    private final List<LockClient> clients = new ArrayList<>();
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        List<String> setUser = new ArrayList<>(List.of("ACL", "SETUSER", "locker"));
+        setUser.addAll(LOCK_USER_RULES);
+        redis.command(setUser.toArray(String[]::new));
+        List<String> noScripts = new ArrayList<>(setUser);
+        noScripts.set(2, "reader");
+        noScripts.removeAll(List.of("+evalsha", "+eval"));
+        redis.command(noScripts.toArray(String[]::new));
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(LockClient::close);
+    }
+
+    private LockClient connect(String user, String password, Duration lease) {
+        LockClient client = LockClient.create(LockConfig.builder()
+                .address("redis://" + user + ":" + password + "@" + redis.host() + ":" + redis.port())
+                .watchdogTimeout(lease)
+                .commandTimeout(Duration.ofSeconds(1))
+                .build());
+        clients.add(client);
+        return client;
+    }
+
+    @Test
+    void aUserAllowedOnlyTheLockCommandsCanUseEveryLockOperation() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        Duration lease = Duration.ofMillis(2500);
+        DistributedLock held = connect("locker", "s3cret", lease).getLock(name);
+        DistributedLock awaited = connect("locker", "s3cret", lease).getLock(name);
+
+        held.lockAsync(1).get(5, TimeUnit.SECONDS);
+        held.lockAsync(1).get(5, TimeUnit.SECONDS);
+        assertTrue(held.isLocked());
+        assertTrue(held.isHeldBy(1));
+        assertTrue(held.remainingLease().toMillis() > 0);
+        // The watchdog's renewal script runs as this user too.
+        await().during(lease.multipliedBy(3).dividedBy(2)).atMost(lease.multipliedBy(3)).until(awaited::isLocked);
+
+        CompletableFuture<Void> waiter = awaited.lockAsync(2);
+        held.unlockAsync(1).get(5, TimeUnit.SECONDS);
+        assertFalse(waiter.isDone(), "one hold is left");
+        held.unlockAsync(1).get(5, TimeUnit.SECONDS);
+        waiter.get(5, TimeUnit.SECONDS);
+        assertTrue(held.forceUnlock());
+        assertFalse(awaited.isLocked());
+    }
+
+    @Test
+    void aWrongPasswordFailsAtCreateWithAClearMessage() {
+        LockException wrongPassword = assertThrows(LockException.class, () -> connect("locker", "wrong", Duration.ofSeconds(10)));
+        assertTrue(wrongPassword.getMessage().contains("refused the credentials"), wrongPassword.getMessage());
+        assertFalse(wrongPassword.getMessage().contains("wrong"), "the password stays out of the message: " + wrongPassword.getMessage());
+
+        LockException unknownUser = assertThrows(LockException.class, () -> connect("nobody", "s3cret", Duration.ofSeconds(10)));
+        assertTrue(unknownUser.getMessage().contains("refused the credentials"), unknownUser.getMessage());
+    }
+
+    @Test
+    void aMissingPermissionFailsAtFirstUseNamingIt() {
+        DistributedLock lock = connect("reader", "s3cret", Duration.ofSeconds(10)).getLock("locks:" + UUID.randomUUID());
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> lock.lockAsync(1).get(5, TimeUnit.SECONDS));
+        assertEquals(LockException.class, failure.getCause().getClass());
+        assertTrue(failure.getCause().getMessage().contains("NOPERM"), failure.getCause().getMessage());
+    }
+}
