@@ -6,18 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.contract.CriticalSection;
+import io.latchkey.contract.CriticalSection.Acquire;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,20 +29,14 @@ import org.junit.jupiter.api.Timeout;
  */
 class FairLockContentionTest {
 
+    private final CriticalSection section = new CriticalSection();
+
     private static final int CLIENTS = 2;
     private static final int THREADS = 200;
     private static final int ACQUISITIONS_PER_THREAD = 3;
 
     private static RedisServer redis;
     private static FairLockRedis raw;
-
-    /** How many threads are inside the critical section right now. */
-    private final AtomicInteger inside = new AtomicInteger();
-    /** Times a thread entered while another was inside. */
-    private final AtomicInteger overlaps = new AtomicInteger();
-    /** Updated by read, yield, write: a lost update means two holders overlapped. */
-    private volatile int counter;
-    private final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void startRedis() {
@@ -61,21 +54,7 @@ class FairLockContentionTest {
         }
     }
 
-    /** A blocking acquire flavour; each thread uses one. */
-    @FunctionalInterface
-    private interface Acquire {
-        void acquire(DistributedLock lock) throws Exception;
-    }
-
-    private static final List<Acquire> FLAVOURS = List.of(
-            DistributedLock::lock,
-            DistributedLock::lockInterruptibly,
-            lock -> {
-                if (!lock.tryLock(Duration.ofSeconds(150))) {
-                    throw new AssertionError("tryLock(150 s) gave up");
-                }
-            },
-            lock -> lock.lock(Duration.ofSeconds(30)));
+    private static final List<Acquire> FLAVOURS = CriticalSection.flavours(Duration.ofSeconds(150), Duration.ofSeconds(30));
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -92,41 +71,17 @@ class FairLockContentionTest {
             for (int t = 0; t < THREADS; t++) {
                 DistributedLock lock = clients.get(t % CLIENTS).getFairLock(name);
                 Acquire flavour = FLAVOURS.get(t % FLAVOURS.size());
-                threads.execute(() -> contend(lock, flavour, start));
+                threads.execute(section.contender(lock, flavour, start, ACQUISITIONS_PER_THREAD));
             }
             start.countDown();
             threads.shutdown();
             assertTrue(threads.awaitTermination(150, TimeUnit.SECONDS), "the contenders did not finish");
 
-            assertTrue(failures.isEmpty(), "contenders failed: " + failures);
-            assertEquals(0, overlaps.get(), "times two holders were inside at once");
-            assertEquals(THREADS * ACQUISITIONS_PER_THREAD, counter, "holds counted by the unguarded counter");
+            section.assertExclusive(THREADS * ACQUISITIONS_PER_THREAD);
             assertEquals(List.of(), raw.keysOf(name), "nothing is left in Redis once idle");
         } finally {
             threads.shutdownNow();
             clients.forEach(LockClient::close);
-        }
-    }
-
-    private void contend(DistributedLock lock, Acquire acquire, CountDownLatch start) {
-        try {
-            start.await();
-            for (int i = 0; i < ACQUISITIONS_PER_THREAD; i++) {
-                acquire.acquire(lock);
-                try {
-                    if (inside.incrementAndGet() != 1) {
-                        overlaps.incrementAndGet();
-                    }
-                    int seen = counter;
-                    Thread.yield(); // widen the window in which an overlapping holder would lose an update
-                    counter = seen + 1;
-                    inside.decrementAndGet();
-                } finally {
-                    lock.unlock();
-                }
-            }
-        } catch (Throwable e) {
-            failures.add(e);
         }
     }
 }

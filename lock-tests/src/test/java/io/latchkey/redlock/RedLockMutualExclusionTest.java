@@ -1,21 +1,19 @@
 package io.latchkey.redlock;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
+import io.latchkey.contract.CriticalSection;
+import io.latchkey.contract.CriticalSection.Acquire;
 import java.time.Duration;
 import java.util.List;
-import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,16 +26,13 @@ import org.junit.jupiter.api.Test;
  */
 class RedLockMutualExclusionTest {
 
+    private final CriticalSection section = new CriticalSection();
+
     private static final int CLIENTS = 2;
     private static final int THREADS_PER_CLIENT = 3;
     private static final int ACQUISITIONS_PER_THREAD = 10;
 
     private static Masters masters;
-
-    private final AtomicInteger inside = new AtomicInteger();
-    private final AtomicInteger overlaps = new AtomicInteger();
-    private volatile int counter;
-    private final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void startMasters() {
@@ -51,20 +46,7 @@ class RedLockMutualExclusionTest {
         }
     }
 
-    @FunctionalInterface
-    private interface Acquire {
-        void acquire(DistributedLock lock) throws Exception;
-    }
-
-    private static final List<Acquire> FLAVOURS = List.of(
-            DistributedLock::lock,
-            lock -> {
-                if (!lock.tryLock(Duration.ofSeconds(60))) {
-                    throw new AssertionError("tryLock(60 s) gave up");
-                }
-            },
-            lock -> lock.lock(Duration.ofSeconds(10)),
-            DistributedLock::lockInterruptibly);
+    private static final List<Acquire> FLAVOURS = CriticalSection.flavours(Duration.ofSeconds(60), Duration.ofSeconds(10));
 
     @Test
     void neverTwoHoldersAcrossTwoClientsAndEveryHoldCounted() throws Exception {
@@ -77,43 +59,19 @@ class RedLockMutualExclusionTest {
                 for (int t = 0; t < THREADS_PER_CLIENT; t++) {
                     Acquire flavour = FLAVOURS.get((c * THREADS_PER_CLIENT + t) % FLAVOURS.size());
                     DistributedLock lock = client.getRedLock(name);
-                    threads.execute(() -> contend(lock, flavour, start));
+                    threads.execute(section.contender(lock, flavour, start, ACQUISITIONS_PER_THREAD));
                 }
             }
             start.countDown();
             threads.shutdown();
             assertTrue(threads.awaitTermination(100, TimeUnit.SECONDS), "the contenders did not finish");
 
-            assertTrue(failures.isEmpty(), "contenders failed: " + failures);
-            assertEquals(0, overlaps.get(), "times two holders were inside at once");
-            assertEquals(CLIENTS * THREADS_PER_CLIENT * ACQUISITIONS_PER_THREAD, counter, "holds counted by the unguarded counter");
+            section.assertExclusive(CLIENTS * THREADS_PER_CLIENT * ACQUISITIONS_PER_THREAD);
             // An unlock returns once a majority released; the last master may answer a moment later.
             await().atMost(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).isEmpty());
         } finally {
             threads.shutdownNow();
             masters.closeClients();
-        }
-    }
-
-    private void contend(DistributedLock lock, Acquire acquire, CountDownLatch start) {
-        try {
-            start.await();
-            for (int i = 0; i < ACQUISITIONS_PER_THREAD; i++) {
-                acquire.acquire(lock);
-                try {
-                    if (inside.incrementAndGet() != 1) {
-                        overlaps.incrementAndGet();
-                    }
-                    int seen = counter;
-                    Thread.yield(); // widen the window in which an overlapping holder would lose an update
-                    counter = seen + 1;
-                    inside.decrementAndGet();
-                } finally {
-                    lock.unlock();
-                }
-            }
-        } catch (Throwable e) {
-            failures.add(e);
         }
     }
 }
