@@ -342,7 +342,9 @@ public final class BenchmarkSuite {
                 + " lock scenarios were skipped: " + why));
         report.note("Redisson runs with its defaults, except the watchdog lease (as Latchkey's) and "
                 + RedissonBackend.SUBSCRIPTIONS_PER_CONNECTION + " channels per subscription connection (default 5):"
-                + " its fair lock subscribes one channel per waiter, and 1,000 waiters do not fit in 50 × 5.");
+                + " its fair lock subscribes one channel per waiter, and 1,000 waiters do not fit in 50 × 5."
+                + " Both libraries use Netty's native epoll transport (" + (io.netty.channel.epoll.Epoll.isAvailable()
+                ? "available here" : "not available here: both fall back to NIO") + ").");
         report.note("Redisson's RedLock is RedissonRedLock over one RedissonClient per master; Redisson deprecates"
                 + " it, but it is the RedLock Redisson ships.");
         report.note("Wait times are each acquisition's time in lock() (fair-queue: from a release to the next grant),"
