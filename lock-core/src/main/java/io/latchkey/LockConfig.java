@@ -256,7 +256,9 @@ public final class LockConfig {
             try {
                 RedisURI.create(uri);
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException(setting + " is not a Redis URI: " + uri, e);
+                // Not chained: the parser's message repeats the URI, password included.
+                throw new IllegalArgumentException(setting + " is not a Redis URI: " + redact(uri)
+                        + " (" + e.getClass().getSimpleName() + ")");
             }
         }
 

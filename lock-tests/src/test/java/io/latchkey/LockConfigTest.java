@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -105,5 +106,15 @@ class LockConfigTest {
         for (Executable call : calls) {
             assertThrows(NullPointerException.class, call);
         }
+    }
+
+    @Test
+    void aMalformedUriIsRejectedWithoutShowingItsPassword() {
+        IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class,
+                () -> LockConfig.builder().address("redis://app:s3cret@local host:6379").build());
+
+        assertTrue(rejected.getMessage().contains("address"), rejected.getMessage());
+        assertFalse(rejected.getMessage().contains("s3cret"), rejected.getMessage());
+        assertEquals(null, rejected.getCause(), "the parser's exception repeats the URI");
     }
 }
