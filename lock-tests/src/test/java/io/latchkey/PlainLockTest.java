@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.contract.DistributedLockContract;
-import io.latchkey.testing.RedisServer;
+import io.latchkey.contract.SingleServerContract;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -19,55 +18,25 @@ import org.junit.jupiter.api.Test;
  * real Redis server, plus what only the plain lock promises: its layout in Redis and its
  * unlock subscriptions.
  */
-class PlainLockTest extends DistributedLockContract {
+class PlainLockTest extends SingleServerContract {
 
-    private static RedisServer redis;
     private static RedisInspector inspector;
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        inspector = new RedisInspector(redis.uri());
+    static void connectRedisInspector() {
+        inspector = new RedisInspector(redis().uri());
     }
 
     @AfterAll
-    static void stopRedis() {
+    static void closeRedisInspector() {
         if (inspector != null) {
             inspector.close();
         }
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
-    @Override
-    protected LockConfig.Builder addresses(LockConfig.Builder builder) {
-        return builder.address(redis.uri());
     }
 
     @Override
     protected DistributedLock lock(LockClient client, String name) {
         return client.getLock(name);
-    }
-
-    @Override
-    protected void killRedis() {
-        redis.kill();
-    }
-
-    @Override
-    protected void restartRedis() {
-        redis.restart();
-    }
-
-    @Override
-    protected void pauseRedis() {
-        redis.pause();
-    }
-
-    @Override
-    protected void resumeRedis() {
-        redis.resume();
     }
 
     @Test

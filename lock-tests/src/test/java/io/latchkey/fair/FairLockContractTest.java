@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
-import io.latchkey.LockConfig;
-import io.latchkey.contract.DistributedLockContract;
+import io.latchkey.contract.SingleServerContract;
 import io.latchkey.contract.OwnerThread;
-import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,57 +29,27 @@ import org.junit.jupiter.api.Test;
  * server, plus what only the fair lock promises: arrival order across clients, a wake-up for the
  * first in line only, and no queue entry left by a waiter that gives up, whatever the way.
  */
-class FairLockContractTest extends DistributedLockContract {
+class FairLockContractTest extends SingleServerContract {
 
     private static final Duration QUEUE_WAIT = Duration.ofSeconds(10);
 
-    private static RedisServer redis;
     private static FairLockRedis raw;
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        raw = new FairLockRedis(redis.uri());
+    static void connectFairLockRedis() {
+        raw = new FairLockRedis(redis().uri());
     }
 
     @AfterAll
-    static void stopRedis() {
+    static void closeFairLockRedis() {
         if (raw != null) {
             raw.close();
         }
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
-    @Override
-    protected LockConfig.Builder addresses(LockConfig.Builder builder) {
-        return builder.address(redis.uri());
     }
 
     @Override
     protected DistributedLock lock(LockClient client, String name) {
         return client.getFairLock(name);
-    }
-
-    @Override
-    protected void killRedis() {
-        redis.kill();
-    }
-
-    @Override
-    protected void restartRedis() {
-        redis.restart();
-    }
-
-    @Override
-    protected void pauseRedis() {
-        redis.pause();
-    }
-
-    @Override
-    protected void resumeRedis() {
-        redis.resume();
     }
 
     @Test
