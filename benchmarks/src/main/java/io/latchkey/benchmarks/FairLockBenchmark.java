@@ -27,15 +27,6 @@ public class FairLockBenchmark extends LockBenchmark {
     /** lock(), count under the lock, unlock(). */
     @Benchmark
     public void lockUnlock() {
-        long began = System.nanoTime();
-        lock.lock();
-        long waited = System.nanoTime() - began;
-        try {
-            exclusion.enter(0);
-            exclusion.exit(0);
-        } finally {
-            lock.unlock();
-        }
-        waited(waited);
+        lockCountUnlock(lock, 0);
     }
 }

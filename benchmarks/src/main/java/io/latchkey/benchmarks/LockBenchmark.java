@@ -24,6 +24,8 @@ import org.openjdk.jmh.runner.IterationType;
 @State(Scope.Benchmark)
 public abstract class LockBenchmark {
 
+    private static final Runnable NOTHING_MORE = () -> { };
+
     /** {@code latchkey} or {@code redisson}: the library measured. */
     @Param({"latchkey", "redisson"})
     public String library;
@@ -119,6 +121,36 @@ public abstract class LockBenchmark {
     /** @return whether the current iteration is a measured one */
     protected final boolean measuring() {
         return measuring;
+    }
+
+    /**
+     * The body of every contended scenario: lock() timed as the wait, one pass through the
+     * exclusion check's slot under the lock, unlock().
+     *
+     * @param lock the lock to take
+     * @param slot the exclusion-check slot of that lock
+     */
+    protected final void lockCountUnlock(BenchLock lock, int slot) {
+        lockCountUnlock(lock, slot, NOTHING_MORE);
+    }
+
+    /**
+     * @param lock the lock to take
+     * @param slot the exclusion-check slot of that lock
+     * @param alsoInside more work inside the critical section, such as a second exclusion check
+     */
+    protected final void lockCountUnlock(BenchLock lock, int slot, Runnable alsoInside) {
+        long began = System.nanoTime();
+        lock.lock();
+        long waited = System.nanoTime() - began;
+        try {
+            exclusion.enter(slot);
+            alsoInside.run();
+            exclusion.exit(slot);
+        } finally {
+            lock.unlock();
+        }
+        waited(waited);
     }
 
     /** @param nanos how long one acquisition waited; recorded in measurement iterations only */

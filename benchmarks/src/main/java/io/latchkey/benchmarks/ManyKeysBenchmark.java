@@ -39,15 +39,6 @@ public class ManyKeysBenchmark extends LockBenchmark {
     public void lockUnlock() {
         int key = ThreadLocalRandom.current().nextInt(KEYS);
         BenchLock lock = locks[key];
-        long began = System.nanoTime();
-        lock.lock();
-        long waited = System.nanoTime() - began;
-        try {
-            exclusion.enter(key);
-            exclusion.exit(key);
-        } finally {
-            lock.unlock();
-        }
-        waited(waited);
+        lockCountUnlock(lock, key);
     }
 }

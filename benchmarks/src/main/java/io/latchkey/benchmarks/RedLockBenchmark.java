@@ -32,15 +32,6 @@ public class RedLockBenchmark extends LockBenchmark {
     /** lock() + unlock() on a majority of the masters. */
     @Benchmark
     public void lockUnlock() {
-        long began = System.nanoTime();
-        lock.lock();
-        long waited = System.nanoTime() - began;
-        try {
-            exclusion.enter(0);
-            exclusion.exit(0);
-        } finally {
-            lock.unlock();
-        }
-        waited(waited);
+        lockCountUnlock(lock, 0);
     }
 }

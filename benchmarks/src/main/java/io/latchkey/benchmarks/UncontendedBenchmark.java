@@ -26,16 +26,7 @@ public class UncontendedBenchmark extends LockBenchmark {
     /** lock() + unlock(). */
     @Benchmark
     public void lockUnlock() {
-        long began = System.nanoTime();
-        lock.lock();
-        long waited = System.nanoTime() - began;
-        try {
-            exclusion.enter(0);
-            exclusion.exit(0);
-        } finally {
-            lock.unlock();
-        }
-        waited(waited);
+        lockCountUnlock(lock, 0);
     }
 
     /** tryLock() + unlock(); a refusal fails the benchmark, since nobody else holds the lock. */
