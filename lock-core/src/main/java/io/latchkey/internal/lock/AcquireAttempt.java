@@ -56,7 +56,10 @@ final class AcquireAttempt {
         return FOREVER;
     }
 
-    /** @return true once acquired, false when the wait ran out; fails with the Redis failure */
+    /**
+     * @return true once acquired, false when the wait ran out (after the attempt cleaned up);
+     *     fails with the Redis failure
+     */
     CompletableFuture<Boolean> result() {
         return result;
     }

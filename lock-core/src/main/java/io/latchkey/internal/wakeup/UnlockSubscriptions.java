@@ -105,11 +105,6 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         }
     }
 
-    /** @return how many channels are subscribed now */
-    public synchronized int subscribedChannels() {
-        return channels.size();
-    }
-
     @Override
     public void message(String channel, String message) {
         ChannelWaiters waiters = find(channel);

@@ -88,11 +88,6 @@ public final class LeaseRenewer implements AutoCloseable {
         return hold == null ? null : hold.listener();
     }
 
-    /** @return how many holds are being renewed */
-    public int size() {
-        return holds.size();
-    }
-
     /** @return the lease each renewal resets */
     public Duration lease() {
         return lease;
