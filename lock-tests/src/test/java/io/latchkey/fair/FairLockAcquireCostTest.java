@@ -9,25 +9,27 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * What one call of each fair-lock script costs inside Redis with 1, 100 and 1,000 waiters in
- * line, as SLOWLOG times it (the script's execution alone, no network, no client): it must not
- * grow with the queue. The rounds of the three lengths alternate, so that whatever else runs on
- * the machine weighs on all three alike, and medians are compared.
+ * What one call of each fair-lock script does inside Redis with 10, 100 and 1,000 waiters in line
+ * (enough that first, second and last in line are different waiters): the commands it runs,
+ * counted by {@code INFO commandstats}, must be the same for every length, so that no script
+ * walks the queue one command per waiter (as a score rewrite per grant would).
+ * Commands are counted, not timed: speed is the benchmarks' job ({@code fair-queue-1/100/1000}).
+ * One command that is itself O(n), the LREM of a waiter giving up, counts once like any other.
  */
 class FairLockAcquireCostTest {
 
-    private static final Logger log = LoggerFactory.getLogger(FairLockAcquireCostTest.class);
-    private static final int[] QUEUE_LENGTHS = {1, 100, 1_000};
-    private static final int ROUNDS = 5;
-    private static final int CALLS_PER_ROUND = 200;
+    private static final int[] QUEUE_LENGTHS = {10, 100, 1_000};
+    private static final int CALLS = 20;
+    /** Commands that are not the measured script's: the script call itself and the counting. */
+    private static final Set<String> NOT_COUNTED = Set.of("evalsha", "info");
     private static final String LEASE = "600000";
     /** An hour: no fake waiter is evicted while the test runs. */
     private static final String PLACE = "3600000";
@@ -39,7 +41,7 @@ class FairLockAcquireCostTest {
 
     @BeforeAll
     static void startRedis() {
-        server = RedisServer.start("--slowlog-log-slower-than", "0", "--slowlog-max-len", "1000");
+        server = RedisServer.start();
         raw = new FairLockRedis(server.uri());
         redis = raw.commands();
         for (String script : List.of("acquire.lua", "release.lua", "abandon.lua")) {
@@ -110,116 +112,78 @@ class FairLockAcquireCostTest {
         }
     }
 
-    /**
-     * One measured script call with what must come before and after it (not measured).
-     *
-     * @param script the script whose one call in {@code measured} is timed
-     * @param flat whether the cost must not grow with the line; false only for the one O(n) step
-     */
-    private record Scenario(String name, String script, Consumer<Line> before, Consumer<Line> measured, Consumer<Line> after,
-                            boolean flat) {
-
-        Scenario(String name, String script, Consumer<Line> before, Consumer<Line> measured, Consumer<Line> after) {
-            this(name, script, before, measured, after, true);
-        }
+    /** One measured script call with what must come before and after it (not counted). */
+    private record Scenario(String name, Consumer<Line> before, Consumer<Line> measured, Consumer<Line> after) {
     }
 
     private static final Consumer<Line> NOTHING = line -> { };
 
     private static final List<Scenario> SCENARIOS = List.of(
-            new Scenario("acquire: retry by the last in line", "acquire.lua",
+            new Scenario("acquire: retry by the last in line",
                     NOTHING, line -> line.acquire(line.last()), NOTHING),
-            new Scenario("acquire: retry by the first in line", "acquire.lua",
+            new Scenario("acquire: retry by the first in line",
                     NOTHING, line -> line.acquire(line.first()), NOTHING),
-            new Scenario("acquire: a newcomer joins the back", "acquire.lua",
+            new Scenario("acquire: a newcomer joins the back",
                     NOTHING, line -> line.acquire("arrival"), line -> line.abandon("arrival")),
-            new Scenario("acquire: the first in line takes the lock", "acquire.lua",
+            new Scenario("acquire: the first in line takes the lock",
                     line -> line.release(line.holder), line -> {
                         String first = line.first();
                         line.acquire(first);
                         line.holder = first;
                     }, line -> line.acquire("newcomer:" + line.newcomers++)),
-            new Scenario("release: the last hold, waking the first", "release.lua",
+            new Scenario("release: the last hold, waking the first",
                     NOTHING, line -> line.release(line.holder), line -> {
                         String first = line.first();
                         line.acquire(first);
                         line.holder = first;
                         line.acquire("newcomer:" + line.newcomers++);
                     }),
-            new Scenario("abandon: the last in line gives up", "abandon.lua",
+            new Scenario("abandon: the last in line gives up",
                     line -> line.acquire("leaver"), line -> line.abandon("leaver"), NOTHING),
             // LREM walks from the back of the line: the first in line giving up is the worst case.
-            new Scenario("abandon: the first in line gives up (O(n))", "abandon.lua",
-                    NOTHING, line -> line.abandon(line.first()), line -> line.acquire("rejoined:" + line.newcomers++), false));
+            new Scenario("abandon: the first in line gives up (O(n))",
+                    NOTHING, line -> line.abandon(line.first()), line -> line.acquire("rejoined:" + line.newcomers++)));
 
     @Test
-    void everyScriptCostsTheSameWithOneOrAThousandWaitersInLine() {
+    void everyScriptRunsTheSameCommandsWithTenOrAThousandWaitersInLine() {
         redis.flushall();
         List<Line> lines = new ArrayList<>();
         for (int length : QUEUE_LENGTHS) {
             lines.add(new Line(length));
         }
-        // Scenario -> queue length -> Redis-side microseconds of each measured call.
-        Map<String, Map<Integer, List<Long>>> samples = new LinkedHashMap<>();
-        for (int round = 0; round < ROUNDS; round++) {
+        for (Scenario scenario : SCENARIOS) {
+            // Queue length -> the distinct command counts of its measured calls.
+            Map<Integer, Set<Long>> commands = new LinkedHashMap<>();
             for (Line line : lines) {
-                for (Scenario scenario : SCENARIOS) {
-                    List<Long> micros = samples.computeIfAbsent(scenario.name(), s -> new LinkedHashMap<>())
-                            .computeIfAbsent(line.length, l -> new ArrayList<>());
-                    for (int i = 0; i < CALLS_PER_ROUND; i++) {
-                        scenario.before().accept(line);
-                        redis.slowlogReset();
-                        scenario.measured().accept(line);
-                        micros.add(loggedMicros(SHA.get(scenario.script())));
-                        scenario.after().accept(line);
-                    }
+                Set<Long> counts = commands.computeIfAbsent(line.length, length -> new TreeSet<>());
+                for (int i = 0; i < CALLS; i++) {
+                    scenario.before().accept(line);
+                    long before = commandsRun();
+                    scenario.measured().accept(line);
+                    counts.add(commandsRun() - before);
+                    scenario.after().accept(line);
                 }
                 assertThat(redis.llen(line.keys[1])).as("the line keeps its length").isEqualTo(line.length);
             }
+            assertThat(commands.get(10)).as("%s: commands per call by queue length %s", scenario.name(), commands)
+                    .hasSize(1)
+                    .isEqualTo(commands.get(100))
+                    .isEqualTo(commands.get(1_000));
         }
+    }
 
-        StringBuilder table = new StringBuilder(String.format("%n%-44s %14s %14s %14s%n",
-                "script call (median / mean µs inside Redis)", "1 waiter", "100 waiters", "1,000 waiters"));
-        samples.forEach((scenario, byLength) -> {
-            table.append(String.format("%-44s", scenario));
-            byLength.forEach((length, micros) -> table.append(String.format(" %6d / %5.1f", median(micros), mean(micros))));
-            table.append('\n');
-        });
-        log.info("Fair lock script cost by queue length ({} calls each):{}", ROUNDS * CALLS_PER_ROUND, table);
-
-        for (Scenario scenario : SCENARIOS) {
-            Map<Integer, List<Long>> byLength = samples.get(scenario.name());
-            long one = median(byLength.get(1));
-            long thousand = median(byLength.get(1_000));
-            if (scenario.flat()) {
-                // A step per waiter would add several hundred microseconds at 1,000 waiters.
-                assertThat(thousand).as("%s: median with 1,000 waiters against 1%s", scenario.name(), table)
-                        .isLessThanOrEqualTo(2 * one + 10);
+    /** @return how many commands Redis ran so far, the script's own included, less the uncounted */
+    private static long commandsRun() {
+        long calls = 0;
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+                if (!NOT_COUNTED.contains(command)) {
+                    String stats = line.substring(line.indexOf(':') + 1);
+                    calls += Long.parseLong(stats.substring("calls=".length(), stats.indexOf(',')));
+                }
             }
         }
-    }
-
-    /** @return the execution time SLOWLOG logged for the one call of the script since the reset */
-    private static long loggedMicros(String sha) {
-        List<Long> micros = new ArrayList<>();
-        for (Object entry : redis.slowlogGet(10)) {
-            List<?> fields = (List<?>) entry;
-            List<?> args = (List<?>) fields.get(3);
-            if ("evalsha".equalsIgnoreCase(String.valueOf(args.get(0))) && sha.equals(String.valueOf(args.get(1)))) {
-                micros.add((Long) fields.get(2));
-            }
-        }
-        assertThat(micros).as("one logged call of %s", sha).hasSize(1);
-        return micros.get(0);
-    }
-
-    private static long median(List<Long> values) {
-        List<Long> sorted = new ArrayList<>(values);
-        sorted.sort(null);
-        return sorted.get(sorted.size() / 2);
-    }
-
-    private static double mean(List<Long> values) {
-        return values.stream().mapToLong(Long::longValue).average().orElse(0);
+        return calls;
     }
 }
