@@ -51,12 +51,14 @@ class PlainLockTest extends SingleServerContract {
 
         lock.lock(Duration.ofSeconds(10));
         lock.lock(Duration.ofSeconds(10));
-        Map<String, String> holds = inspector.commands().hgetall(name);
-        assertEquals(1, holds.size(), "one field per owner: " + holds);
-        Map.Entry<String, String> hold = holds.entrySet().iterator().next();
+        Map<String, String> fields = inspector.commands().hgetall(name);
+        assertEquals(2, fields.size(), "per owner, a hold count and the id of its last call: " + fields);
+        Map.Entry<String, String> hold = fields.entrySet().stream()
+                .filter(field -> !field.getKey().endsWith(":call")).findFirst().orElseThrow();
         assertTrue(hold.getKey().endsWith(":" + Thread.currentThread().getId()),
                 "field is <clientId>:<ownerId>, got " + hold.getKey());
         assertEquals("2", hold.getValue(), "the value is the hold count");
+        assertTrue(fields.containsKey(hold.getKey() + ":call"), "field <clientId>:<ownerId>:call, got " + fields);
         long ttl = inspector.commands().pttl(name);
         assertTrue(ttl > 8_000 && ttl <= 10_000, "PEXPIRE is the lease, PTTL " + ttl);
 

@@ -81,12 +81,17 @@ class FairLockAcquireCostTest {
             assertThat(redis.llen(keys[1])).isEqualTo(length);
         }
 
+        private int calls;
+
         Long acquire(String caller) {
-            return redis.evalsha(SHA.get("acquire.lua"), ScriptOutputType.INTEGER, keys, LEASE, caller, PLACE, "publish");
+            List<Object> reply = redis.evalsha(SHA.get("acquire.lua"), ScriptOutputType.MULTI, keys, LEASE, caller, PLACE,
+                    "publish", "cost-" + ++calls);
+            return (Long) reply.get(0) == 1L ? null : (Long) reply.get(1);
         }
 
         Long release(String owner) {
-            return redis.evalsha(SHA.get("release.lua"), ScriptOutputType.INTEGER, releaseKeys, owner, "publish");
+            return redis.evalsha(SHA.get("release.lua"), ScriptOutputType.INTEGER, releaseKeys, owner, "publish",
+                    "cost-" + ++calls, "release");
         }
 
         Long abandon(String waiter) {

@@ -72,7 +72,7 @@ class FairLockScriptsTest {
     void acquireOnAFreeLockWithAnEmptyQueueTakesOneHoldAndQueuesNothing() {
         assertThat(acquire(A)).isNull();
 
-        assertThat(redis.hgetall(LOCK)).containsExactlyEntriesOf(Map.of(A, "1"));
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "1"));
         assertThat(redis.pttl(LOCK)).isBetween(LEASE - 1_000, LEASE);
         assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
     }
@@ -96,7 +96,7 @@ class FairLockScriptsTest {
         Long wait = acquire(A);
 
         long after = raw.redisNowMillis();
-        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(HOLDER);
+        assertThat(holds()).containsOnlyKeys(HOLDER);
         assertThat(raw.queue(LOCK)).containsExactly(A);
         assertThat(raw.timeouts(LOCK).get(A)).isBetween(before + PLACE, after + PLACE);
         assertThat(redis.pttl(QUEUE)).isBetween(PLACE - 1_000, PLACE);
@@ -162,7 +162,7 @@ class FairLockScriptsTest {
         redis.del(LOCK);
         assertThat(acquire(C)).isNull();
         assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
-        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(C);
+        assertThat(holds()).containsOnlyKeys(C);
     }
 
     @Test
@@ -192,7 +192,7 @@ class FairLockScriptsTest {
 
         assertThat(acquire(B)).isNull();
 
-        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(B);
+        assertThat(holds()).containsOnlyKeys(B);
         assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
     }
 
@@ -371,8 +371,30 @@ class FairLockScriptsTest {
 
         assertThat(release(A)).isNull();
 
-        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(HOLDER);
+        assertThat(holds()).containsOnlyKeys(HOLDER);
         assertThat(raw.queue(LOCK)).containsExactly(A);
+    }
+
+    @Test
+    void undoOfALostGrantWakesTheFirstInLineAndAReleaseSentAgainDoesNothingMore() throws Exception {
+        BlockingQueue<String> messages = listen();
+        assertThat(acquire(A, LEASE, PLACE, "lost-grant")).isNull();
+        acquire(B);
+
+        assertThat(release(A, "lost-grant", "undo")).isZero();
+        assertThat(release(A, "lost-grant", "undo")).isNull();
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+    }
+
+    @Test
+    void aReentryWithAShorterLeaseNeverShortensTheFairHold() {
+        acquire(A, 10_000, PLACE);
+
+        assertThat(acquire(A, 300, PLACE)).isNull();
+
+        assertThat(redis.pttl(LOCK)).isGreaterThan(9_000L);
     }
 
     // ---- force-release.lua -------------------------------------------------------------------
@@ -496,15 +518,34 @@ class FairLockScriptsTest {
         return acquire(caller, LEASE, PLACE);
     }
 
+    private static int calls;
+
+    /** @return null if granted, else the wait bound */
     private static Long acquire(String caller, long leaseMillis, long placeMillis) {
-        return redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.INTEGER,
+        return acquire(caller, leaseMillis, placeMillis, "call-" + ++calls);
+    }
+
+    private static Long acquire(String caller, long leaseMillis, long placeMillis, String call) {
+        List<Object> reply = redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.MULTI,
                 new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL},
-                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish");
+                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish", call);
+        return (Long) reply.get(0) == 1L ? null : (Long) reply.get(1);
     }
 
     private static Long release(String owner) {
+        return release(owner, "call-" + ++calls, "release");
+    }
+
+    private static Long release(String owner, String call, String mode) {
         return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish");
+                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish", call, mode);
+    }
+
+    /** @return the lock hash's hold counts, without the fields that remember each owner's last call */
+    private static Map<String, String> holds() {
+        Map<String, String> holds = new java.util.TreeMap<>(redis.hgetall(LOCK));
+        holds.keySet().removeIf(field -> field.endsWith(":call"));
+        return holds;
     }
 
     private static Long forceRelease() {

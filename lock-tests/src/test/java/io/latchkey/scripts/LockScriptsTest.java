@@ -58,7 +58,7 @@ class LockScriptsTest {
     void acquireOnAFreeLockTakesOneHoldWithTheLease() {
         assertThat(acquire(OWNER, 10_000)).isNull();
 
-        assertThat(redis.hgetall(LOCK)).containsExactlyEntriesOf(java.util.Map.of(OWNER, "1"));
+        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(OWNER, OWNER + ":call").containsEntry(OWNER, "1");
         assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
     }
 
@@ -73,13 +73,77 @@ class LockScriptsTest {
     }
 
     @Test
+    void reentryWithAShorterLeaseNeverShortensTheHold() {
+        acquire(OWNER, 10_000);
+
+        assertThat(acquire(OWNER, 300)).isNull();
+
+        assertThat(redis.hget(LOCK, OWNER)).isEqualTo("2");
+        assertThat(redis.pttl(LOCK)).as("the outer hold's lease, not the re-entry's 300 ms").isGreaterThan(9_000L);
+    }
+
+    @Test
+    void undoTakesBackExactlyTheGrantOfItsCallAndOnlyOnce() {
+        acquire(OWNER, 10_000);
+        acquire(OWNER, 10_000, "lost-grant");
+
+        assertThat(release(OWNER, "lost-grant", "undo")).isEqualTo(1L);
+        assertThat(release(OWNER, "lost-grant", "undo")).as("a second undo of the same call").isNull();
+
+        assertThat(redis.hget(LOCK, OWNER)).isEqualTo("1");
+    }
+
+    @Test
+    void undoOfAGrantThatNeverHappenedLeavesTheEarlierHoldAlone() {
+        acquire(OWNER, 10_000, "held-before");
+
+        assertThat(release(OWNER, "grant-that-never-ran", "undo")).isNull();
+
+        assertThat(redis.hget(LOCK, OWNER)).isEqualTo("1");
+    }
+
+    @Test
+    void undoOfTheOnlyHoldDeletesTheLockAndPublishes() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(OWNER, 10_000, "lost-grant");
+
+        assertThat(release(OWNER, "lost-grant", "undo")).isZero();
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("");
+    }
+
+    @Test
+    void aReleaseSentAgainAfterItRanReleasesNothingMore() {
+        acquire(OWNER, 10_000);
+        acquire(OWNER, 10_000);
+        acquire(OWNER, 10_000);
+
+        assertThat(release(OWNER, "lost-release", "release")).isEqualTo(2L);
+        assertThat(release(OWNER, "lost-release", "release")).as("the same release settled again").isEqualTo(2L);
+
+        assertThat(redis.hget(LOCK, OWNER)).isEqualTo("2");
+    }
+
+    @Test
+    void aReleaseSentAgainAfterItDeletedTheLockFindsNothingToDo() {
+        acquire(OWNER, 10_000);
+        assertThat(release(OWNER, "lost-release", "release")).isZero();
+        acquire(OTHER, 10_000);
+
+        assertThat(release(OWNER, "lost-release", "release")).isNull();
+
+        assertThat(redis.hget(LOCK, OTHER)).isEqualTo("1");
+    }
+
+    @Test
     void acquireOfAHeldLockAnswersTheHoldersRemainingLeaseAndChangesNothing() {
         acquire(OWNER, 10_000);
 
         Long remaining = acquire(OTHER, 30_000);
 
         assertThat(remaining).isBetween(9_000L, 10_000L);
-        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(OWNER);
+        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(OWNER, OWNER + ":call");
     }
 
     @Test
@@ -149,14 +213,50 @@ class LockScriptsTest {
         assertThat(redis.exists("gone-lock")).isZero();
     }
 
+    @Test
+    void renewNeverShortensALongerLease() {
+        acquire(OWNER, 60_000);
+
+        List<Object> renewed = redis.eval(script("internal/watchdog/renew.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK}, "1000", OWNER);
+
+        assertThat(renewed).containsExactly(1L);
+        assertThat(redis.pttl(LOCK)).isGreaterThan(59_000L);
+    }
+
+    @Test
+    void renewReportsAKeyOfTheWrongTypeAsLostForThatHoldOnlyAndRenewsTheRest() {
+        acquire(OWNER, 1_000);
+        redis.set("now-a-string", "x");
+
+        List<Object> renewed = redis.eval(script("internal/watchdog/renew.lua"), ScriptOutputType.MULTI,
+                new String[] {"now-a-string", LOCK}, "30000", OWNER, OWNER);
+
+        assertThat(renewed).containsExactly(0L, 1L);
+        assertThat(redis.pttl(LOCK)).isGreaterThan(29_000L);
+        assertThat(redis.get("now-a-string")).isEqualTo("x");
+    }
+
+    private static int calls;
+
+    /** @return null if granted, else the holder's remaining lease */
     private static Long acquire(String owner, long leaseMillis) {
-        return redis.eval(script("internal/lock/acquire.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK}, Long.toString(leaseMillis), owner);
+        return acquire(owner, leaseMillis, "call-" + ++calls);
+    }
+
+    private static Long acquire(String owner, long leaseMillis, String call) {
+        List<Object> reply = redis.eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK}, Long.toString(leaseMillis), owner, call);
+        return (Long) reply.get(0) == 1L ? null : (Long) reply.get(1);
     }
 
     private static Long release(String owner) {
+        return release(owner, "call-" + ++calls, "release");
+    }
+
+    private static Long release(String owner, String call, String mode) {
         return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, CHANNEL}, owner, "publish");
+                new String[] {LOCK, CHANNEL}, owner, "publish", call, mode);
     }
 
     private static Long forceRelease() {

@@ -6,6 +6,7 @@ import io.latchkey.LockConfig;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.HashedWheelTimer;
@@ -16,7 +17,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The {@link LockClient}: one topology's connections, one timer, one watchdog, and the lock kinds
@@ -44,7 +47,8 @@ public final class DefaultLockClient implements LockClient {
             UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), timer);
             topology.listen(subscriptions);
             this.context = new LockContext(UUID.randomUUID().toString(), config, topology.executor(), subscriptions,
-                    new LeaseRenewer(timer, config.watchdogTimeout()), timer, topology.publishCommand());
+                    new LeaseRenewer(timer, config.watchdogTimeout()), timer, topology.publishCommand(),
+                    new UnsettledCalls(timer));
         }
     }
 
@@ -161,11 +165,27 @@ public final class DefaultLockClient implements LockClient {
         kinds.values().forEach(LockKind::close);
         if (context != null) {
             context.renewer().close();
+            settleOnceMore(context);
             context.subscriptions().close();
         }
         timer.stop();
         if (topology != null) {
             topology.close();
+        }
+    }
+
+    /**
+     * Gives calls whose outcome is unknown one last chance, bounded by a round trip, so that a
+     * client closed right after a failed unlock does not leave its lock to run out its lease.
+     */
+    private static void settleOnceMore(LockContext context) {
+        long boundNanos = context.executor().commandTimeout().toNanos() * 2;
+        try {
+            context.unsettled().closeAsync().get(boundNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // what is left is bounded by its lease; closeAsync logged it
         }
     }
 

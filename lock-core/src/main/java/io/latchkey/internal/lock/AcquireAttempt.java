@@ -1,10 +1,10 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.internal.redis.RedisFailures;
 import io.latchkey.internal.wakeup.Wakeups;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one acquire loop, as a chain of futures: try; if taken, join the lock's wake-ups and try
@@ -27,6 +27,8 @@ final class AcquireAttempt {
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
     private volatile Wakeups wakeups;
+    /** Set by the one {@link #cancel} that gives a granted hold back: a second must not release another level. */
+    private final AtomicBoolean handedBack = new AtomicBoolean();
 
     private AcquireAttempt(LockProtocol protocol, long owner, Lease lease, long waitNanos) {
         this.protocol = protocol;
@@ -70,7 +72,8 @@ final class AcquireAttempt {
     }
 
     /**
-     * Gives up: stops waiting, or, if the lock was already granted, releases that hold.
+     * Gives up: stops waiting, or, if the lock was already granted, releases that hold, once
+     * however often it is called.
      *
      * @return completes when nothing of this attempt is left, in Redis or here
      */
@@ -78,7 +81,7 @@ final class AcquireAttempt {
         if (result.cancel(false)) {
             return settled;
         }
-        if (!result.isCompletedExceptionally() && result.join()) {
+        if (!result.isCompletedExceptionally() && result.join() && handedBack.compareAndSet(false, true)) {
             return protocol.release(owner);
         }
         return settled;
@@ -102,9 +105,7 @@ final class AcquireAttempt {
 
     private void afterTry(Long waitMillis, Throwable failure, long seen) {
         if (failure != null) {
-            if (RedisFailures.isTimeout(failure)) {
-                revokeUnansweredTry();
-            }
+            // A try whose answer was lost is settled by the protocol itself (undone once Redis answers).
             fail(failure);
         } else if (waitMillis == null) {
             acquired();
@@ -152,17 +153,6 @@ final class AcquireAttempt {
             // Cancelled while the granting try was in flight: hand the hold back.
             protocol.release(owner).whenComplete((ok, failure) -> giveUp());
         }
-    }
-
-    /**
-     * A try that timed out is still on the wire and Redis runs it once it answers again; a release
-     * sent behind it on the same connection runs right after, so a grant the caller never heard
-     * of does not outlive the pause. Had the owner held the lock before, the try was a re-entry
-     * and the release undoes exactly that. If the connection itself broke, nothing can be sent and
-     * the lease bounds the stray hold.
-     */
-    private void revokeUnansweredTry() {
-        protocol.release(owner).exceptionally(notHeld -> null);
     }
 
     private void fail(Throwable failure) {

@@ -16,10 +16,11 @@ import io.netty.util.Timer;
  * @param renewer the watchdog
  * @param timer the client's one timer
  * @param publishCommand {@code publish}, or {@code spublish} where sharded pub/sub carries unlock messages
+ * @param unsettled calls whose outcome is unknown, and their settling
  */
 public record LockContext(String clientId, LockConfig config, RedisExecutor executor,
                           UnlockSubscriptions subscriptions, LeaseRenewer renewer, Timer timer,
-                          String publishCommand) {
+                          String publishCommand, UnsettledCalls unsettled) {
 
     /**
      * @param owner an owner id
@@ -27,5 +28,14 @@ public record LockContext(String clientId, LockConfig config, RedisExecutor exec
      */
     public String field(long owner) {
         return clientId + ':' + owner;
+    }
+
+    /**
+     * @param lock the lock hash
+     * @param owner an owner id
+     * @return the owner's hold of that lock on this client's Redis
+     */
+    public UnsettledCalls.HoldId hold(String lock, long owner) {
+        return new UnsettledCalls.HoldId(executor, lock, field(owner));
     }
 }

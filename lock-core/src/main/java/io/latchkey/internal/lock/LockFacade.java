@@ -192,8 +192,10 @@ public final class LockFacade implements DistributedLock {
         attempt.result().whenComplete((acquired, failure) -> {
             if (failure != null) {
                 caller.completeExceptionally(RedisFailures.unwrap(failure));
-            } else {
-                caller.complete(outcome.apply(acquired));
+            } else if (!caller.complete(outcome.apply(acquired)) && acquired) {
+                // The caller's future was completed from outside (orTimeout, complete) just as the
+                // grant arrived: the caller will never know it holds the lock, so give it back.
+                attempt.cancel();
             }
         });
         caller.whenComplete((value, failure) -> {

@@ -1,10 +1,10 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.internal.redis.Script;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,6 +21,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
     private final String name;
     private final LockKeys keys;
     private final LockContext context;
+    private final HoldCalls holds;
 
     /**
      * @param name the lock's name
@@ -30,6 +31,19 @@ public final class ReentrantLockProtocol implements LockProtocol {
         this.name = name;
         this.keys = LockKeys.of(name);
         this.context = context;
+        this.holds = new HoldCalls(name, keys.lock(), context, new HoldCalls.Scripts() {
+            @Override
+            public CompletableFuture<List<Object>> acquire(String field, Lease lease, String call) {
+                return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
+                        new String[] {keys.lock()}, Long.toString(lease.millis()), field, call);
+            }
+
+            @Override
+            public CompletableFuture<Long> release(String field, String call, String mode) {
+                return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
+                        new String[] {keys.lock(), keys.channel()}, field, context.publishCommand(), call, mode);
+            }
+        });
     }
 
     @Override
@@ -49,29 +63,12 @@ public final class ReentrantLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
-        String field = context.field(owner);
-        return context.executor().<Long>eval(name, ACQUIRE, ScriptOutputType.INTEGER,
-                new String[] {keys.lock()}, Long.toString(lease.millis()), field).thenApply(holderLease -> {
-                    if (holderLease == null && lease.renewed()) {
-                        context.renewer().register(context.executor(), keys.lock(), field, LeaseListener.LOG);
-                    }
-                    return holderLease;
-                });
+        return holds.tryAcquire(owner, lease);
     }
 
     @Override
     public CompletableFuture<Void> release(long owner) {
-        String field = context.field(owner);
-        return context.executor().<Long>eval(name, RELEASE, ScriptOutputType.INTEGER,
-                new String[] {keys.lock(), keys.channel()}, field, context.publishCommand()).thenApply(left -> {
-                    if (left == null) {
-                        throw new IllegalMonitorStateException("lock '" + name + "' is not held by owner " + owner + " of this client");
-                    }
-                    if (left == 0) {
-                        context.renewer().cancel(context.executor(), keys.lock(), field);
-                    }
-                    return null;
-                });
+        return holds.release(owner);
     }
 
     @Override

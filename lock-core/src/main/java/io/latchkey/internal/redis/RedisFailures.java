@@ -1,6 +1,7 @@
 package io.latchkey.internal.redis;
 
 import io.latchkey.LockException;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
@@ -47,6 +48,21 @@ public final class RedisFailures {
             }
         }
         return false;
+    }
+
+    /**
+     * @param failure a failure as a future reports it
+     * @return true unless Redis answered the call (an error reply, or an ownership verdict):
+     *     after a reset, closed or timed-out connection, or a command rejected or cancelled around
+     *     a disconnect, the call may or may not have run, and only Redis can tell later
+     */
+    public static boolean isOutcomeUnknown(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandExecutionException || cause instanceof IllegalMonitorStateException) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -5,7 +5,9 @@ import io.latchkey.internal.redis.Script;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +52,9 @@ public final class LeaseRenewer implements AutoCloseable {
     }
 
     /**
-     * Keeps renewing a hold until {@link #cancel} or until it is found gone. Registering a hold
-     * that is already registered changes nothing.
+     * Keeps renewing a hold as a whole until {@link #cancel} or until it is found gone, whatever
+     * its levels: for lock kinds that manage a hold's lease themselves (RedLock, on each master).
+     * Registering a hold that is already registered changes nothing.
      *
      * @param executor the Redis that holds it
      * @param key the lock hash
@@ -62,8 +65,69 @@ public final class LeaseRenewer implements AutoCloseable {
         if (closed) {
             return;
         }
-        holds.putIfAbsent(new HoldKey(executor, key, field), new RenewedHold(key, field, listener));
+        holds.compute(new HoldKey(executor, key, field), (id, hold) -> {
+            if (hold == null) {
+                return RenewedHold.pinned(key, field, listener);
+            }
+            hold.pinned = true;
+            return hold;
+        });
         scheduleRound(periodNanos);
+    }
+
+    /**
+     * Records one granted level of a hold (the first acquisition or a re-entry). The watchdog
+     * renews a hold exactly while one of its levels was taken with the watchdog lease: a re-entry
+     * with a fixed lease neither starts renewal nor stops it, and a fixed lease under no watchdog
+     * level is never renewed.
+     *
+     * @param executor the Redis that holds it
+     * @param key the lock hash
+     * @param field the owner's field
+     * @param renewed true if this level took the watchdog lease
+     * @param holdCount the owner's hold count after the grant, as Redis counted it: 1 for a new hold
+     * @param listener told when the hold is found gone
+     */
+    public void granted(RedisExecutor executor, String key, String field, boolean renewed, long holdCount,
+                        LeaseListener listener) {
+        if (closed) {
+            return;
+        }
+        RenewedHold tracked = holds.compute(new HoldKey(executor, key, field), (id, hold) -> {
+            if (hold != null && holdCount > 1) {
+                hold.push(renewed);
+                return hold;
+            }
+            if (!renewed) {
+                // A new hold with a fixed lease, or a re-entry of one that has no watchdog level.
+                return null;
+            }
+            RenewedHold fresh = new RenewedHold(key, field, listener);
+            for (long level = 1; level < holdCount; level++) {
+                fresh.push(false);
+            }
+            fresh.push(true);
+            return fresh;
+        });
+        if (tracked != null) {
+            scheduleRound(periodNanos);
+        }
+    }
+
+    /**
+     * Called as the owner asks to release one level, before Redis answers: the level is gone for
+     * the watchdog from this moment, so that a release whose answer is lost never leaves its
+     * hold renewed.
+     *
+     * @param executor the Redis that holds it
+     * @param key the lock hash
+     * @param field the owner's field
+     */
+    public void releasing(RedisExecutor executor, String key, String field) {
+        holds.computeIfPresent(new HoldKey(executor, key, field), (id, hold) -> {
+            hold.pop();
+            return hold.renews() ? hold : null;
+        });
     }
 
     /**
@@ -174,16 +238,48 @@ public final class LeaseRenewer implements AutoCloseable {
     private record Shard(RedisExecutor executor, int shard) {
     }
 
-    /** Compared by identity: a hold registered again after an unlock is a new hold. */
+    /**
+     * A hold's levels, innermost last, each marked with whether it took the watchdog lease.
+     * Compared by identity: a hold granted again after its release is a new hold. Mutated only
+     * inside the map's compute functions, which serialize per hold.
+     */
     private static final class RenewedHold {
         private final String key;
         private final String field;
         private final LeaseListener listener;
+        private final Deque<Boolean> levels = new ArrayDeque<>();
+        private int watchdogLevels;
+        /** Renewed as a whole until cancelled, whatever its levels. */
+        private boolean pinned;
 
         RenewedHold(String key, String field, LeaseListener listener) {
             this.key = key;
             this.field = field;
             this.listener = listener;
+        }
+
+        static RenewedHold pinned(String key, String field, LeaseListener listener) {
+            RenewedHold hold = new RenewedHold(key, field, listener);
+            hold.pinned = true;
+            return hold;
+        }
+
+        void push(boolean renewed) {
+            levels.addLast(renewed);
+            if (renewed) {
+                watchdogLevels++;
+            }
+        }
+
+        void pop() {
+            Boolean renewed = levels.pollLast();
+            if (Boolean.TRUE.equals(renewed)) {
+                watchdogLevels--;
+            }
+        }
+
+        boolean renews() {
+            return pinned || watchdogLevels > 0;
         }
 
         String key() {

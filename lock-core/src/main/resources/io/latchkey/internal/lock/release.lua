@@ -1,16 +1,39 @@
--- Releases one hold; the last one deletes the lock and announces it.
--- KEYS[1]  the lock hash
+-- Releases one hold; the last one deletes the lock and announces it. Also settles a call whose
+-- answer was lost: completes a release, or undoes a grant, exactly once.
+-- KEYS[1]  the lock hash (see acquire.lua)
 -- KEYS[2]  the lock's unlock channel (a key, so Cluster routes sharded publishes to its slot)
 -- ARGV[1]  the owner's field
 -- ARGV[2]  the publish command: 'publish', or 'spublish' for sharded pub/sub
--- Returns nil when the owner does not hold the lock (nothing changes), else the holds left.
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+-- ARGV[3]  this call's id; when settling, the id of the call being settled
+-- ARGV[4]  'release' to release one hold unless call ARGV[3] already did (so sending it again
+--          is harmless); 'undo' to release one hold only if call ARGV[3] was the grant that
+--          made the owner's last change (so an undo never takes back a hold it did not add)
+-- Returns nil when there is nothing to do: the owner does not hold the lock, or the undo finds
+-- its grant never happened or already gone; else the holds left.
+-- Cost: O(1).
+local lock, channel = KEYS[1], KEYS[2]
+local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local marker = owner .. ':call'
+local last = redis.call('hget', lock, marker)
+if mode == 'undo' then
+    if last ~= call then
+        return nil
+    end
+elseif last == call then
+    return tonumber(redis.call('hget', lock, owner))
+end
+if redis.call('hexists', lock, owner) == 0 then
     return nil
 end
-local left = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+local left = redis.call('hincrby', lock, owner, -1)
 if left > 0 then
+    if mode == 'undo' then
+        redis.call('hdel', lock, marker)
+    else
+        redis.call('hset', lock, marker, call)
+    end
     return left
 end
-redis.call('del', KEYS[1])
-redis.call(ARGV[2], KEYS[2], '')
+redis.call('del', lock)
+redis.call(publish, channel, '')
 return 0

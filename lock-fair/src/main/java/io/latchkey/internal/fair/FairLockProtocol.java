@@ -1,15 +1,17 @@
 package io.latchkey.internal.fair;
 
+import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.redis.RedisFailures;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -48,6 +50,7 @@ public final class FairLockProtocol implements LockProtocol {
     private final String timeouts;
     private final String channel;
     private final String placeMillis;
+    private final HoldCalls holds;
 
     /**
      * @param name the lock's name
@@ -64,6 +67,25 @@ public final class FairLockProtocol implements LockProtocol {
         this.channel = keys.channel();
         Duration place = context.config().fairLockWaitTimeout();
         this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
+        this.holds = new HoldCalls(name, lock, context, new HoldCalls.Scripts() {
+            @Override
+            public CompletableFuture<List<Object>> acquire(String field, Lease lease, String call) {
+                return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
+                        new String[] {lock, queue, timeouts, channel},
+                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call);
+            }
+
+            @Override
+            public CompletableFuture<Long> release(String field, String call, String mode) {
+                return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
+                        new String[] {lock, queue, channel}, field, context.publishCommand(), call, mode);
+            }
+
+            @Override
+            public CompletableFuture<?> afterUndo(String field) {
+                return leaveQueue(field);
+            }
+        });
     }
 
     @Override
@@ -73,37 +95,28 @@ public final class FairLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
-        String field = context.field(owner);
-        return context.executor().<Long>eval(name, ACQUIRE, ScriptOutputType.INTEGER,
-                new String[] {lock, queue, timeouts, channel},
-                Long.toString(lease.millis()), field, placeMillis, context.publishCommand()).thenApply(wait -> {
-                    if (wait == null && lease.renewed()) {
-                        context.renewer().register(context.executor(), lock, field, LeaseListener.LOG);
-                    }
-                    return wait;
-                });
+        return holds.tryAcquire(owner, lease);
     }
 
     @Override
     public CompletableFuture<Void> release(long owner) {
-        String field = context.field(owner);
-        return context.executor().<Long>eval(name, RELEASE, ScriptOutputType.INTEGER,
-                new String[] {lock, queue, channel}, field, context.publishCommand()).thenApply(left -> {
-                    if (left == null) {
-                        throw new IllegalMonitorStateException("lock '" + name + "' is not held by owner " + owner + " of this client");
-                    }
-                    if (left == 0) {
-                        context.renewer().cancel(context.executor(), lock, field);
-                    }
-                    return null;
-                });
+        return holds.release(owner);
     }
 
+    /** Leaves the queue; if the answer is lost, the place is left again as soon as Redis answers. */
     @Override
     public CompletableFuture<Void> abandon(long owner) {
-        return context.executor().<Long>eval(name, ABANDON, ScriptOutputType.INTEGER,
-                new String[] {queue, timeouts, channel}, context.field(owner), context.publishCommand())
-                .thenApply(removed -> null);
+        String field = context.field(owner);
+        return leaveQueue(field).whenComplete((removed, failure) -> {
+            if (failure != null && RedisFailures.isOutcomeUnknown(failure)) {
+                context.unsettled().settleLater(context.hold(lock, owner), "leaving the queue", () -> leaveQueue(field));
+            }
+        }).thenApply(removed -> null);
+    }
+
+    private CompletableFuture<Long> leaveQueue(String field) {
+        return context.executor().eval(name, ABANDON, ScriptOutputType.INTEGER,
+                new String[] {queue, timeouts, channel}, field, context.publishCommand());
     }
 
     @Override

@@ -1,7 +1,8 @@
 -- One try at a fair lock. Grants it when the lock is free and the caller is first in line (or
 -- the line is empty); otherwise puts the caller at the back of the line, or keeps its place and
 -- pushes its eviction deadline back, and answers how long it may wait before trying again.
--- KEYS[1]  the lock hash: field <clientId>:<ownerId> -> hold count
+-- KEYS[1]  the lock hash: field <clientId>:<ownerId> -> hold count, and the owner's last call id
+--          (see lock-core's acquire.lua)
 -- KEYS[2]  the queue: list of waiter fields, first in line at the head
 -- KEYS[3]  the timeouts: sorted set of waiter field -> eviction deadline (ms, Redis TIME)
 -- KEYS[4]  the lock's unlock channel
@@ -9,8 +10,10 @@
 -- ARGV[2]  the caller's field
 -- ARGV[3]  fairLockWaitTimeout in milliseconds: how long a place lasts without a try
 -- ARGV[4]  the publish command: 'publish' or 'spublish'
--- Returns nil when the caller now holds the lock, else the milliseconds to wait at most before
--- the next try (which also keeps the caller's place): at most half of ARGV[3]; for the first in
+-- ARGV[5]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
+-- Returns {1, hold count} when the caller now holds the lock, else {0, the milliseconds to wait
+-- at most before
+-- the next try (which also keeps the caller's place)}: at most half of ARGV[3]; for the first in
 -- line also at most the holder's lease; for the second in line also at most the time until the
 -- first one's place runs out, so that a dead first waiter is evicted without any message.
 -- Whenever someone else becomes first in line (the caller took the lock, or evicted the ones
@@ -18,15 +21,23 @@
 -- Cost: O(log n) in the queue length n, plus O(log n) for each expired waiter evicted; at most
 -- 100 evictions per call, however many waiters died at once.
 local lock, queue, timeouts, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local lease, caller, place, publish = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local lease, caller, place, publish, call = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
 local max_evictions = 100
+
+-- One more hold for the caller; a re-entry never shortens the lease.
+local function grant()
+    local count = redis.call('hincrby', lock, caller, 1)
+    redis.call('hset', lock, caller .. ':call', call)
+    if redis.call('pttl', lock) < lease then
+        redis.call('pexpire', lock, lease)
+    end
+    return count
+end
 
 -- Re-entry, and a free lock nobody queues for: no clock, no queue.
 if redis.call('hexists', lock, caller) == 1
         or (redis.call('exists', lock) == 0 and redis.call('exists', queue) == 0) then
-    redis.call('hincrby', lock, caller, 1)
-    redis.call('pexpire', lock, lease)
-    return nil
+    return {1, grant()}
 end
 
 local time = redis.call('time')
@@ -49,8 +60,7 @@ end
 
 if redis.call('exists', lock) == 0 then
     if not head or head == caller then
-        redis.call('hincrby', lock, caller, 1)
-        redis.call('pexpire', lock, lease)
+        local count = grant()
         if head then
             redis.call('lpop', queue)
             redis.call('zrem', timeouts, caller)
@@ -59,7 +69,7 @@ if redis.call('exists', lock) == 0 then
                 redis.call(publish, channel, next_waiter)
             end
         end
-        return nil
+        return {1, count}
     end
 end
 if evicted > 0 and head and head ~= caller then
@@ -88,4 +98,4 @@ elseif evicted == max_evictions or redis.call('lindex', queue, 1) == caller then
     local left = deadline and (tonumber(deadline) - now) or 0
     wait = math.max(1, math.min(wait, left))
 end
-return wait
+return {0, wait}
