@@ -9,12 +9,12 @@ import java.nio.charset.StandardCharsets;
  * Copies what is written to {@code System.err} (where slf4j-simple logs) while it is open, so a
  * test can assert that something was logged, such as a lost lease. Not for concurrent tests.
  */
-final class CapturedLog implements AutoCloseable {
+public final class CapturedLog implements AutoCloseable {
 
     private final PrintStream original = System.err;
     private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
 
-    CapturedLog() {
+    public CapturedLog() {
         OutputStream tee = new OutputStream() {
             @Override
             public void write(int b) {
@@ -36,7 +36,7 @@ final class CapturedLog implements AutoCloseable {
     }
 
     /** @return whether a logged line contains every one of {@code parts} */
-    boolean hasLine(String... parts) {
+    public boolean hasLine(String... parts) {
         String text;
         synchronized (copy) {
             text = copy.toString(StandardCharsets.UTF_8);
