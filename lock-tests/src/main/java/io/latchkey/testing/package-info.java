@@ -9,6 +9,8 @@
  * {@link io.latchkey.testing.TlsRedisServer} a server with a TLS port and a certificate made for
  * the run; {@link io.latchkey.testing.RedisBinary} decides which executable runs. Every process started
  * here is killed when its owner is closed, and at the latest when the JVM exits normally.
+ * {@link io.latchkey.testing.FaultProxy} sits between a client and one server and breaks the
+ * network instead of the server: a lost reply, a black hole, late replies, reset connections.
  *
  * <p>The types here may change with the needs of the tests; nothing outside Latchkey's own
  * build should depend on them.
