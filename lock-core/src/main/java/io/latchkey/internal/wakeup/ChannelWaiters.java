@@ -35,8 +35,14 @@ final class ChannelWaiters {
         if (sequence.get() != seenSequence) {
             wake.wake();
         }
+        if (wake.done.isDone()) {
+            // It ended (timeout, interrupt) before it was added here, so its unpark found nothing
+            // to remove and ran already: remove it now, or it stays for the channel's life.
+            pending.remove(wake);
+        }
     }
 
+    /** Removes an ended wait; safe to call before {@link #park}, which then removes it itself. */
     void unpark(PendingWake wake) {
         pending.remove(wake);
     }
@@ -66,5 +72,10 @@ final class ChannelWaiters {
 
     void failAll(RuntimeException failure) {
         pending.forEach(wake -> wake.fail(failure));
+    }
+
+    /** @return how many waits are parked here now; for tests and diagnostics */
+    int parked() {
+        return pending.size();
     }
 }
