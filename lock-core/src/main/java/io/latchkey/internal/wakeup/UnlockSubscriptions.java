@@ -139,7 +139,11 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         return channels.get(channel);
     }
 
-    /** Fails every pending wait; later joins fail at once. Idempotent. */
+    /**
+     * Fails every pending wait with a {@link LockException}, and every wait parked later on a
+     * channel joined before (an attempt whose try was in flight), since neither a message nor
+     * the timer will end them; later joins fail at once. Idempotent.
+     */
     @Override
     public void close() {
         Map<String, ChannelWaiters> left;
