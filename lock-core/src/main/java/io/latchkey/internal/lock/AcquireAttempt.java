@@ -122,7 +122,13 @@ final class AcquireAttempt {
                 }
             });
         } else {
-            wakeups.await(seen, waitBound(waitMillis)).whenComplete((ignored, waitFailure) -> {
+            CompletableFuture<Void> woken = wakeups.await(seen, waitBound(waitMillis));
+            if (result.isDone()) {
+                // Cancelled after the check above but before the wait was parked: the cancel's
+                // interrupt found no wait to end, so end this one, or it sits out its whole bound.
+                wakeups.interrupt();
+            }
+            woken.whenComplete((ignored, waitFailure) -> {
                 if (waitFailure != null) {
                     fail(waitFailure);
                 } else {

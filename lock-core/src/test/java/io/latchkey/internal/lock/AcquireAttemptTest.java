@@ -9,6 +9,7 @@ import io.latchkey.LockException;
 import io.latchkey.internal.wakeup.ManualTimer;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import io.latchkey.internal.wakeup.Wakeups;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -44,5 +45,69 @@ class AcquireAttemptTest {
         ExecutionException failure = assertThrows(ExecutionException.class, () -> attempt.result().get());
         assertInstanceOf(LockException.class, failure.getCause());
         assertTrue(attempt.settled().isDone());
+    }
+
+    @Test
+    void aCancelThatComesWhileTheWaitIsBeingParkedEndsTheWaitAtOnce() {
+        InterleavingWakeups wakeups = new InterleavingWakeups();
+        ScriptedProtocol scripted = new ScriptedProtocol(owner -> CompletableFuture.completedFuture(wakeups), owner -> null);
+        AcquireAttempt attempt = AcquireAttempt.start(scripted, OWNER, LEASE, AcquireAttempt.forever());
+        scripted.answerHeld(OWNER); // joins, tries again
+
+        // After the attempt saw that it was not done, before its wait is parked: the cancel's
+        // interrupt finds no wait to end (lockInterruptibly's interrupt takes the same path).
+        wakeups.beforeNextPark(attempt::cancel);
+        scripted.answerHeld(OWNER);
+
+        assertTrue(attempt.result().isCancelled());
+        assertTrue(attempt.settled().isDone(), "the cancel was lost: the wait sits out the holder's lease");
+        assertEquals(2, scripted.tries(OWNER), "no try after the cancel");
+    }
+
+    /**
+     * Wake-ups whose {@link #interrupt()}, like {@code ChannelWakeups}', ends only a wait that is
+     * parked already, and that run a test's action just before they park the next one. Nothing
+     * else ends a wait: there are no messages, and the bound never runs out.
+     */
+    private static final class InterleavingWakeups implements Wakeups {
+
+        private Runnable beforePark = () -> { };
+        private volatile CompletableFuture<Void> parked;
+
+        void beforeNextPark(Runnable action) {
+            beforePark = action;
+        }
+
+        @Override
+        public long sequence() {
+            return 0;
+        }
+
+        @Override
+        public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
+            Runnable action = beforePark;
+            beforePark = () -> { };
+            action.run();
+            CompletableFuture<Void> wait = new CompletableFuture<>();
+            parked = wait;
+            return wait;
+        }
+
+        @Override
+        public void interrupt() {
+            CompletableFuture<Void> wait = parked;
+            if (wait != null) {
+                wait.complete(null);
+            }
+        }
+
+        @Override
+        public void handOn() {
+        }
+
+        @Override
+        public void close() {
+            interrupt();
+        }
     }
 }
