@@ -172,6 +172,11 @@ final class AcquireAttempt {
     }
 
     private void fail(Throwable failure) {
+        // As in giveUp: an unlock message that woke this attempt is lost with it unless passed on.
+        Wakeups current = wakeups;
+        if (current != null) {
+            current.handOn();
+        }
         closeWakeups();
         protocol.abandon(owner).whenComplete((ok, ignored) -> {
             result.completeExceptionally(failure);

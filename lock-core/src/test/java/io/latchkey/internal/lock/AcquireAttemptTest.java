@@ -1,6 +1,7 @@
 package io.latchkey.internal.lock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,6 +63,26 @@ class AcquireAttemptTest {
         assertTrue(attempt.result().isCancelled());
         assertTrue(attempt.settled().isDone(), "the cancel was lost: the wait sits out the holder's lease");
         assertEquals(2, scripted.tries(OWNER), "no try after the cancel");
+    }
+
+    @Test
+    void aWokenWaiterWhoseNextTryFailsHandsTheWakeUpOn() {
+        long first = 1;
+        long second = 2;
+        AcquireAttempt woken = AcquireAttempt.start(protocol, first, LEASE, AcquireAttempt.forever());
+        protocol.answerHeld(first); // joins, tries again
+        protocol.answerHeld(first); // waits
+        AcquireAttempt next = AcquireAttempt.start(protocol, second, LEASE, AcquireAttempt.forever());
+        protocol.answerHeld(second); // waits behind the first
+
+        subscriptions.message(CHANNEL, ""); // the unlock: wakes the longest-waiting only
+        assertEquals(3, protocol.tries(first));
+        assertEquals(1, protocol.tries(second));
+
+        protocol.answerFailure(first, new LockException("Redis call failed: ERR something went wrong"));
+        assertTrue(woken.result().isCompletedExceptionally());
+        assertEquals(2, protocol.tries(second), "the unlock message died with the failed try: the next waiter sleeps on");
+        assertFalse(next.result().isDone());
     }
 
     /**
