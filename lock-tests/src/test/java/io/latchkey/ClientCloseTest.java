@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -21,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -173,6 +175,51 @@ class ClientCloseTest {
         } finally {
             waiter.shutdownNow();
             client.close();
+        }
+    }
+
+    /**
+     * The race of issue 10 (4): a waiter whose try is on the wire when close() fails the waits
+     * parks its next wait after that, on a timer that close() then stops. A stream of unlock
+     * messages keeps the waiters retrying, so that in most rounds some try is in flight at close().
+     */
+    @Test
+    void closeEndsEveryBlockedLockWithLockExceptionAlsoWhileTheyRetry() throws Exception {
+        int rounds = 20;
+        int waitersPerRound = 4;
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            for (int round = 0; round < rounds; round++) {
+                String lockName = name + ":" + round;
+                String channel = RedisInspector.channelOf(lockName);
+                holdElsewhere(lockName);
+                LockClient client = newClient();
+                List<Future<?>> blocked = new ArrayList<>();
+                for (int i = 0; i < waitersPerRound; i++) {
+                    blocked.add(threads.submit(() -> client.getLock(lockName).lock()));
+                }
+                within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+                AtomicBoolean publishing = new AtomicBoolean(true);
+                Future<?> publisher = threads.submit(() -> {
+                    while (publishing.get()) {
+                        inspector.commands().publish(channel, "");
+                    }
+                });
+                try {
+                    client.close();
+                    for (Future<?> waiter : blocked) {
+                        ExecutionException failure = assertThrows(ExecutionException.class, () -> waiter.get(5, TimeUnit.SECONDS),
+                                "round " + round + ": a blocked lock() did not end after close()");
+                        assertInstanceOf(LockException.class, failure.getCause(), "round " + round);
+                    }
+                } finally {
+                    publishing.set(false);
+                    publisher.get(5, TimeUnit.SECONDS);
+                    client.close();
+                }
+            }
+        } finally {
+            threads.shutdownNow();
         }
     }
 }

@@ -13,6 +13,10 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +40,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The plain and the fair lock on a Redis Cluster of three masters: mutual exclusion across
  * clients on names of every master, unlock messages on the slot's own master (sharded pub/sub on
- * Redis 7), watchdog renewal of holds on many slots, and a slot moved to another master while
- * its lock is held and awaited (ASK during the migration, MOVED after it).
+ * Redis 7), watchdog renewal of holds on many slots, a slot moved to another master while
+ * its lock is held and awaited (ASK during the migration, MOVED after it), and a channel left
+ * while the pub/sub connection was down, which the reconnect must not bring back for good.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterLockTest {
@@ -337,6 +342,85 @@ class ClusterLockTest {
         other.unlockAsync(3).get(5, TimeUnit.SECONDS);
         assertFalse(fair.isLocked());
         assertEquals(0L, master.command("EXISTS", queue), "no queue is left behind");
+    }
+
+    @Test
+    void aChannelLeftWhileThePubSubConnectionWasDownIsUnsubscribedWhenItReconnects() throws Exception {
+        String left = namesOnEveryMaster(cluster, "latchkey-test:cluster:outage", 1).get(0);
+        String kept = sameSlotAs(left); // so that a sharded re-subscription carries both in one SSUBSCRIBE
+        String leftChannel = "latchkey:{" + left + "}:channel";
+        String keptChannel = "latchkey:{" + kept + "}:channel";
+        RedisServer master = cluster.masterFor(left);
+        // Sharded channels live on the slot's master; classic ones on whichever node Lettuce picked.
+        List<RedisServer> carriers = sharded ? List.of(master) : cluster.nodes();
+        LockClient holder = newClient(LONG_LEASE);
+        holder.getLock(left).lockAsync(1).get(5, TimeUnit.SECONDS);
+        holder.getLock(kept).lockAsync(1).get(5, TimeUnit.SECONDS);
+        LockClient waiters = newClient(LONG_LEASE);
+        CompletableFuture<Void> leaving = waiters.getLock(left).lockAsync(2);
+        CompletableFuture<Void> staying = waiters.getLock(kept).lockAsync(3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(leftChannel) == 1 && subscribers(keptChannel) == 1);
+
+        // Connections opened before maxclients drops stay open; it refuses the client's reconnects.
+        List<RedisClient> admins = carriers.stream().map(node -> RedisClient.create(node.uri())).toList();
+        try {
+            List<RedisCommands<String, String>> consoles = admins.stream()
+                    .map(RedisClient::connect).map(StatefulRedisConnection::sync).toList();
+            List<String> maxClients = consoles.stream().map(console -> console.configGet("maxclients").get("maxclients")).toList();
+            long rejected = consoles.stream().mapToLong(ClusterLockTest::rejectedConnections).sum();
+            consoles.forEach(console -> console.configSet("maxclients", "1"));
+            try {
+                consoles.forEach(console -> console.clientKill(KillArgs.Builder.typePubsub()));
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> consoles.stream().mapToLong(ClusterLockTest::rejectedConnections).sum() > rejected);
+                // A waiter leaves during the outage: its (S)UNSUBSCRIBE is rejected, and Lettuce
+                // still counts the channel among those to subscribe again on reconnect.
+                leaving.cancel(false);
+            } finally {
+                for (int i = 0; i < consoles.size(); i++) {
+                    consoles.get(i).configSet("maxclients", maxClients.get(i));
+                }
+            }
+        } finally {
+            admins.forEach(admin -> admin.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+        }
+
+        // One (S)SUBSCRIBE carries both channels again, so both are back once the kept one is.
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(20)).until(() -> subscribers(keptChannel) == 1);
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> subscribers(leftChannel) == 0);
+        assertFalse(staying.isDone(), "the kept lock is still held");
+        staying.cancel(false);
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> subscribers(keptChannel) == 0);
+    }
+
+    /** @return how many subscribers the channel has, sharded on its slot's master or classic on every node */
+    private long subscribers(String channel) {
+        if (sharded) {
+            return shardSubscribers(cluster.masterFor(channelName(channel)), channel);
+        }
+        return cluster.nodes().stream().mapToLong(node -> classicSubscribers(node, channel)).sum();
+    }
+
+    /** @return the lock name inside {@code latchkey:{name}:channel}: its hash tag, which decides the slot */
+    private static String channelName(String channel) {
+        return channel.substring(channel.indexOf('{') + 1, channel.lastIndexOf('}'));
+    }
+
+    /** @return a fresh lock name in the same hash slot as {@code name} */
+    private String sameSlotAs(String name) {
+        int slot = cluster.slotOf(name);
+        while (true) {
+            String candidate = name + ":" + UUID.randomUUID();
+            if (cluster.slotOf(candidate) == slot) {
+                return candidate;
+            }
+        }
+    }
+
+    private static long rejectedConnections(RedisCommands<String, String> console) {
+        return console.info("stats").lines().filter(line -> line.startsWith("rejected_connections:"))
+                .mapToLong(line -> Long.parseLong(line.substring("rejected_connections:".length()).strip()))
+                .findFirst().orElseThrow();
     }
 
     static long classicSubscribers(RedisServer node, String channel) {

@@ -168,6 +168,9 @@ public final class DefaultLockClient implements LockClient {
             settleOnceMore(context);
             context.subscriptions().close();
         }
+        // Only after the subscriptions: HashedWheelTimer.stop() drops the timeouts it has not run,
+        // so a wait bounded by one would never end; closing the subscriptions has failed every
+        // pending wait, and fails every wait parked later by a try still in flight, with a LockException.
         timer.stop();
         if (topology != null) {
             topology.close();

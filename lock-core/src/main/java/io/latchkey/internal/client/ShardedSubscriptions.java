@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * connection's listeners like any other, which wakes that channel's waiters to re-check the lock,
  * since unlock messages published while the channel was away are lost.
  *
+ * <p>Lettuce also subscribes a node connection's channels again when it reconnects, including
+ * one whose {@code SUNSUBSCRIBE} it rejected while disconnected; such a channel, which nobody
+ * here wants any more, is unsubscribed again as soon as the node confirms it.
+ *
  * <p>A client whose waiters only listen sends no command that would make Lettuce notice a
  * failover, so while a channel's node is unreachable, or a channel has no node, this class
  * refreshes the topology itself every {@link #WATCH_PERIOD} until every channel is on a
@@ -158,6 +162,27 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
         }
         log.debug("Node {} dropped unlock channel {}; looking for the slot's new master", node.getNodeId(), channel);
         watch();
+    }
+
+    /**
+     * A node confirmed a channel that nobody here subscribes any more: Lettuce subscribes a node
+     * connection's channels again when it reconnects, also one whose {@code SUNSUBSCRIBE} it
+     * rejected while disconnected. Drop it there, or it stays for the connection's life.
+     */
+    @Override
+    public void ssubscribed(RedisClusterNode node, String channel, long count) {
+        if (node == null) {
+            return;
+        }
+        synchronized (this) {
+            if (channels.containsKey(channel)) {
+                return;
+            }
+            // Under the lock: a later subscribe() of this channel enters it in the map after this,
+            // so its SSUBSCRIBE follows this SUNSUBSCRIBE on the node's connection.
+            log.debug("Node {} subscribed unlock channel {} again, which nobody here wants; unsubscribing", node.getNodeId(), channel);
+            sunsubscribe(node.getNodeId(), channel);
+        }
     }
 
     /** Stops refreshing the topology; idempotent. */

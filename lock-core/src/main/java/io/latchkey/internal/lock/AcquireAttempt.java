@@ -123,7 +123,13 @@ final class AcquireAttempt {
                 }
             });
         } else {
-            wakeups.await(seen, waitBound(waitMillis)).whenComplete((ignored, waitFailure) -> {
+            CompletableFuture<Void> woken = wakeups.await(seen, waitBound(waitMillis));
+            if (result.isDone()) {
+                // Cancelled after the check above but before the wait was parked: the cancel's
+                // interrupt found no wait to end, so end this one, or it sits out its whole bound.
+                wakeups.interrupt();
+            }
+            woken.whenComplete((ignored, waitFailure) -> {
                 if (waitFailure != null) {
                     fail(waitFailure);
                 } else {
@@ -156,6 +162,11 @@ final class AcquireAttempt {
     }
 
     private void fail(Throwable failure) {
+        // As in giveUp: an unlock message that woke this attempt is lost with it unless passed on.
+        Wakeups current = wakeups;
+        if (current != null) {
+            current.handOn();
+        }
         closeWakeups();
         protocol.abandon(owner).whenComplete((ok, ignored) -> {
             result.completeExceptionally(failure);

@@ -17,6 +17,8 @@ final class ChannelWaiters {
 
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentLinkedQueue<PendingWake> pending = new ConcurrentLinkedQueue<>();
+    /** Set once by {@link #failAll}; from then on every wait fails as it is parked. */
+    private volatile RuntimeException failure;
 
     ChannelWaiters(String channel) {
         this.channel = channel;
@@ -28,15 +30,26 @@ final class ChannelWaiters {
 
     /**
      * Parks a waiter; wakes it at once if a signal came since {@code seenSequence}, because that
-     * signal found it busy trying and woke nobody on its behalf.
+     * signal found it busy trying and woke nobody on its behalf; fails it at once if the waiters
+     * were failed, because nothing would ever end it.
      */
     void park(PendingWake wake, long seenSequence) {
         pending.add(wake);
-        if (sequence.get() != seenSequence) {
+        // Read after the add: a concurrent failAll either sees this wait or set the failure first.
+        RuntimeException failed = failure;
+        if (failed != null) {
+            wake.fail(failed);
+        } else if (sequence.get() != seenSequence) {
             wake.wake();
+        }
+        if (wake.done.isDone()) {
+            // It ended (timeout, interrupt) before it was added here, so its unpark found nothing
+            // to remove and ran already: remove it now, or it stays for the channel's life.
+            pending.remove(wake);
         }
     }
 
+    /** Removes an ended wait; safe to call before {@link #park}, which then removes it itself. */
     void unpark(PendingWake wake) {
         pending.remove(wake);
     }
@@ -64,7 +77,17 @@ final class ChannelWaiters {
         pending.forEach(PendingWake::wake);
     }
 
+    /**
+     * Fails every parked wait, and every wait parked later: the client is closing, so no message
+     * will come, and its timer is about to stop, dropping the timeouts that bound the waits.
+     */
     void failAll(RuntimeException failure) {
+        this.failure = failure;
         pending.forEach(wake -> wake.fail(failure));
+    }
+
+    /** @return how many waits are parked here now; for tests and diagnostics */
+    int parked() {
+        return pending.size();
     }
 }

@@ -1,5 +1,6 @@
 package io.latchkey.internal.wakeup;
 
+import io.latchkey.LockException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
@@ -39,7 +40,13 @@ final class ChannelWakeups implements Wakeups {
                 timeout.cancel();
             }
         });
-        wake.timeout = timer.newTimeout(t -> wake.wake(), timeoutNanos, TimeUnit.NANOSECONDS);
+        try {
+            wake.timeout = timer.newTimeout(t -> wake.wake(), timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException timerStopped) {
+            // Only close() stops the timer; a wait without its bound might never end.
+            wake.fail(new LockException("the LockClient is closed"));
+            return wake.done;
+        }
         waiters.park(wake, seenSequence);
         return wake.done;
     }

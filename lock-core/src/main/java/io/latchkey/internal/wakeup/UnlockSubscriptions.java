@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * <p>The first waiter on a channel subscribes, the last one to leave unsubscribes. A message
  * wakes as few local waiters as can use it: the one it names, or else the longest-waiting one.
  * When the connection re-subscribes after a reconnect, every waiter of that channel is woken to
- * re-check the lock, because messages sent while it was away are lost. Thread-safe.
+ * re-check the lock, because messages sent while it was away are lost; a channel it re-subscribes
+ * that no waiter here wants any more is unsubscribed. Thread-safe.
  */
 public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> implements AutoCloseable {
 
@@ -97,12 +98,19 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
             }
             channels.remove(waiters.channel);
             // Ordered after any SUBSCRIBE on the same connection, so a later join re-subscribes.
-            commands.unsubscribe(waiters.channel).whenComplete((ok, failure) -> {
-                if (failure != null) {
-                    log.debug("unsubscribe from {} failed; the connection is likely gone", waiters.channel, failure);
-                }
-            });
+            unsubscribe(waiters.channel);
         }
+    }
+
+    /** Guarded by {@code this}: sent under the lock, so it stays ordered with the SUBSCRIBEs of joins. */
+    private void unsubscribe(String channel) {
+        commands.unsubscribe(channel).whenComplete((ok, failure) -> {
+            if (failure != null) {
+                // A rejected UNSUBSCRIBE leaves the channel in the connection's list of channels to
+                // subscribe again on reconnect; resubscribed() drops it then.
+                log.debug("unsubscribe from {} failed; the connection is likely gone", channel, failure);
+            }
+        });
     }
 
     @Override
@@ -129,7 +137,17 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
     }
 
     private void resubscribed(String channel) {
-        ChannelWaiters waiters = find(channel);
+        ChannelWaiters waiters;
+        synchronized (this) {
+            waiters = channels.get(channel);
+            if (waiters == null && !closed) {
+                // Lettuce subscribes again, on reconnect, every channel it counts as subscribed,
+                // also one whose UNSUBSCRIBE it rejected while disconnected: nobody here waits on
+                // it any more, and it would stay for the connection's life. (A confirmation that
+                // merely arrives after its waiter left costs one UNSUBSCRIBE too many.)
+                unsubscribe(channel);
+            }
+        }
         if (waiters != null) {
             waiters.signalAll();
         }
@@ -139,7 +157,11 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         return channels.get(channel);
     }
 
-    /** Fails every pending wait; later joins fail at once. Idempotent. */
+    /**
+     * Fails every pending wait with a {@link LockException}, and every wait parked later on a
+     * channel joined before (an attempt whose try was in flight), since neither a message nor
+     * the timer will end them; later joins fail at once. Idempotent.
+     */
     @Override
     public void close() {
         Map<String, ChannelWaiters> left;

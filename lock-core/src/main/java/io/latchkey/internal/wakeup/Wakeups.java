@@ -26,8 +26,9 @@ public interface Wakeups extends AutoCloseable {
     void interrupt();
 
     /**
-     * Called by an attempt that gives up without the lock: if its last wake-up was an unlock
-     * message, that message was meant for someone who can use it, so wake the next waiter.
+     * Called by an attempt that ends without the lock, whether it gave up or its try failed: if
+     * its last wake-up was an unlock message, that message was meant for someone who can use it,
+     * so wake the next waiter.
      */
     void handOn();
 

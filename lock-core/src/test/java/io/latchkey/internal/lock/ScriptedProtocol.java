@@ -1,0 +1,118 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.internal.wakeup.Wakeups;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
+
+/**
+ * A {@link LockProtocol} without Redis: every try stays unanswered until the test answers it,
+ * so a test decides what each try finds and when. Releases and abandons succeed at once.
+ * Thread-safe.
+ */
+final class ScriptedProtocol implements LockProtocol {
+
+    /** What a try answers while another owner holds the lock: its lease, a minute. */
+    static final long HELD_FOR_A_MINUTE = 60_000;
+
+    private final LongFunction<CompletableFuture<Wakeups>> wakeups;
+    private final LongFunction<Wakeups> wakeupsIfWaitedFor;
+    private final Map<Long, Deque<CompletableFuture<Long>>> unanswered = new HashMap<>();
+    private final Map<Long, Integer> tries = new HashMap<>();
+
+    /**
+     * @param wakeups what {@link #wakeups(long)} joins
+     * @param wakeupsIfWaitedFor what {@link #wakeupsIfWaitedFor(long)} returns, may return null
+     */
+    ScriptedProtocol(LongFunction<CompletableFuture<Wakeups>> wakeups, LongFunction<Wakeups> wakeupsIfWaitedFor) {
+        this.wakeups = wakeups;
+        this.wakeupsIfWaitedFor = wakeupsIfWaitedFor;
+    }
+
+    /** @return how many tries the owner has made so far */
+    synchronized int tries(long owner) {
+        return tries.getOrDefault(owner, 0);
+    }
+
+    /** Answers the owner's oldest unanswered try: the lock is held by someone else for a minute. */
+    void answerHeld(long owner) {
+        next(owner).complete(HELD_FOR_A_MINUTE);
+    }
+
+    /** Fails the owner's oldest unanswered try, as a Redis error would. */
+    void answerFailure(long owner, RuntimeException failure) {
+        next(owner).completeExceptionally(failure);
+    }
+
+    private synchronized CompletableFuture<Long> next(long owner) {
+        Deque<CompletableFuture<Long>> pending = unanswered.get(owner);
+        if (pending == null || pending.isEmpty()) {
+            throw new AssertionError("owner " + owner + " has no try in flight");
+        }
+        return pending.removeFirst();
+    }
+
+    @Override
+    public String name() {
+        return "scripted";
+    }
+
+    @Override
+    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+        CompletableFuture<Long> answer = new CompletableFuture<>();
+        synchronized (this) {
+            unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);
+            tries.merge(owner, 1, Integer::sum);
+        }
+        return answer;
+    }
+
+    @Override
+    public CompletableFuture<Void> release(long owner) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(long owner) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Wakeups> wakeups(long owner) {
+        return wakeups.apply(owner);
+    }
+
+    @Override
+    public Wakeups wakeupsIfWaitedFor(long owner) {
+        return wakeupsIfWaitedFor.apply(owner);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<Integer> holdCount(long owner) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<Duration> remainingLease() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Duration watchdogTimeout() {
+        return Duration.ofSeconds(30);
+    }
+}
