@@ -20,7 +20,6 @@ import java.util.Optional;
 public final class LockConfig {
 
     static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
-    static final Duration DEFAULT_FAIR_LOCK_WAIT_TIMEOUT = Duration.ofMinutes(5);
     static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
     static final Duration DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT = Duration.ofMillis(100);
     /**
@@ -54,9 +53,9 @@ public final class LockConfig {
     }
 
     /**
-     * @return a builder with the defaults: 30 s watchdog lease, 5 min fair wait timeout, 3 s
-     *     command timeout, 100 ms RedLock attempt timeout, each adapted to the settings made
-     *     (see {@link Builder#build()})
+     * @return a builder with the defaults: 30 s watchdog lease, 3 s command timeout, 100 ms
+     *     RedLock attempt timeout, a fair wait timeout equal to the watchdog lease, each adapted
+     *     to the settings made (see {@link Builder#build()})
      */
     public static Builder builder() {
         return new Builder();
@@ -82,7 +81,10 @@ public final class LockConfig {
         return watchdogTimeout;
     }
 
-    /** @return how long a fair-lock waiter may go without retrying before it is evicted from the queue */
+    /**
+     * @return how long a fair-lock waiter may go without retrying before it is evicted from the
+     *     queue; unless set, the watchdog timeout
+     */
     public Duration fairLockWaitTimeout() {
         return fairLockWaitTimeout;
     }
@@ -197,7 +199,10 @@ public final class LockConfig {
 
         /**
          * @param timeout how long a queued fair-lock waiter may go without retrying before it is
-         *     evicted, so that a dead process cannot block the queue; positive
+         *     evicted, so that a dead process cannot block the queue; positive. Default: the
+         *     watchdog timeout, so a crashed waiter stalls the queue no longer than a crashed
+         *     holder does (live waiters retry at least every half of it, so they keep their
+         *     place).
          * @return this builder
          */
         public Builder fairLockWaitTimeout(Duration timeout) {
@@ -248,8 +253,9 @@ public final class LockConfig {
          * ones that were set: the command timeout is 3 s or a quarter of the watchdog timeout if
          * that is shorter, and at least a RedLock attempt timeout that was set; the watchdog
          * timeout is 30 s or four command timeouts if that is longer; the RedLock attempt timeout
-         * is 100 ms or the command timeout if that is shorter. So a contradiction needs two
-         * settings that were both made, and its message names both.
+         * is 100 ms or the command timeout if that is shorter; the fair lock wait timeout is the
+         * watchdog timeout. So a contradiction needs two settings that were both made, and its
+         * message names both.
          *
          * @return the validated configuration
          * @throws IllegalArgumentException if no address is set, both a single address and a
@@ -284,7 +290,8 @@ public final class LockConfig {
                     : max(DEFAULT_WATCHDOG_TIMEOUT, saturatedTimes(command, COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT));
             Duration attempt = redLockAttemptTimeout != null ? redLockAttemptTimeout
                     : min(DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT, command);
-            Duration fairWait = fairLockWaitTimeout != null ? fairLockWaitTimeout : DEFAULT_FAIR_LOCK_WAIT_TIMEOUT;
+            // A crashed waiter then costs the queue no more than a crashed holder: one lease.
+            Duration fairWait = fairLockWaitTimeout != null ? fairLockWaitTimeout : watchdog;
 
             // A renewal sent at lease/3 must land before the lease runs out even when it takes
             // the whole command timeout. Defaults meet this by construction; what breaks it was set.

@@ -25,10 +25,10 @@ class LockConfigTest {
     }
 
     @Test
-    void defaultsAreThoseOfTheApi() {
+    void defaultsWithNothingElseSet() {
         LockConfig config = LockConfig.builder().address(URI).build();
         assertEquals(Duration.ofSeconds(30), config.watchdogTimeout());
-        assertEquals(Duration.ofMinutes(5), config.fairLockWaitTimeout());
+        assertEquals(Duration.ofSeconds(30), config.fairLockWaitTimeout(), "the watchdog timeout");
         assertEquals(Duration.ofSeconds(3), config.commandTimeout());
         assertEquals(Duration.ofMillis(100), config.redLockAttemptTimeout());
         assertEquals(URI, config.address().orElseThrow());
@@ -75,6 +75,18 @@ class LockConfigTest {
 
         config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofMinutes(10)).build();
         assertEquals(Duration.ofSeconds(3), config.commandTimeout(), "never above 3 s");
+    }
+
+    @Test
+    void anUnsetFairLockWaitTimeoutIsTheWatchdogTimeout() {
+        // A crashed fair waiter then stalls the queue no longer than a crashed holder.
+        LockConfig config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofSeconds(1)).build();
+        assertEquals(Duration.ofSeconds(1), config.fairLockWaitTimeout());
+        config = LockConfig.builder().address(URI).commandTimeout(Duration.ofSeconds(10)).build();
+        assertEquals(Duration.ofSeconds(40), config.fairLockWaitTimeout(), "also a watchdog timeout that was derived");
+        config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofSeconds(1))
+                .fairLockWaitTimeout(Duration.ofMinutes(5)).build();
+        assertEquals(Duration.ofMinutes(5), config.fairLockWaitTimeout(), "one that was set is kept");
     }
 
     @Test
