@@ -12,15 +12,24 @@ import java.util.Optional;
  * Immutable configuration of a {@link LockClient}: where Redis is and how long things may take.
  *
  * <p>Build one with {@link #builder()}; {@link Builder#build()} rejects nonsense with an
- * {@link IllegalArgumentException} that names the setting and the value. Thread-safe.
+ * {@link IllegalArgumentException} that names the setting and the value. A duration left unset
+ * takes a default that fits the ones that were set (a short watchdog timeout brings a short
+ * command timeout with it, for instance), so only settings chosen together can contradict each
+ * other. Thread-safe.
  */
 public final class LockConfig {
 
     static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
-    static final Duration DEFAULT_FAIR_LOCK_WAIT_TIMEOUT = Duration.ofMinutes(5);
     static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
     static final Duration DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT = Duration.ofMillis(100);
+    /**
+     * An unset command timeout is at most this fraction of the watchdog timeout (and an unset
+     * watchdog timeout at least this multiple of the command timeout): the renewal sent at a
+     * third of the lease may then time out and the one sent at two thirds still lands in time.
+     */
+    static final int COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT = 4;
     static final int MIN_RED_LOCK_MASTERS = 3;
+    private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
 
     private final Optional<String> address;
     private final List<String> clusterAddresses;
@@ -31,18 +40,23 @@ public final class LockConfig {
     private final Duration redLockAttemptTimeout;
     private final Optional<Path> trustedCertificates;
 
-    private LockConfig(Builder builder) {
+    private LockConfig(Builder builder, Duration watchdogTimeout, Duration fairLockWaitTimeout,
+            Duration commandTimeout, Duration redLockAttemptTimeout) {
         this.address = Optional.ofNullable(builder.address);
         this.clusterAddresses = builder.clusterAddresses;
         this.redLockAddresses = builder.redLockAddresses;
-        this.watchdogTimeout = builder.watchdogTimeout;
-        this.fairLockWaitTimeout = builder.fairLockWaitTimeout;
-        this.commandTimeout = builder.commandTimeout;
-        this.redLockAttemptTimeout = builder.redLockAttemptTimeout;
+        this.watchdogTimeout = watchdogTimeout;
+        this.fairLockWaitTimeout = fairLockWaitTimeout;
+        this.commandTimeout = commandTimeout;
+        this.redLockAttemptTimeout = redLockAttemptTimeout;
         this.trustedCertificates = Optional.ofNullable(builder.trustedCertificates);
     }
 
-    /** @return a builder with the defaults: 30 s watchdog lease, 5 min fair wait timeout, 3 s command timeout */
+    /**
+     * @return a builder with the defaults: 30 s watchdog lease, 3 s command timeout, 100 ms
+     *     RedLock attempt timeout, a fair wait timeout equal to the watchdog lease, each adapted
+     *     to the settings made (see {@link Builder#build()})
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -67,7 +81,10 @@ public final class LockConfig {
         return watchdogTimeout;
     }
 
-    /** @return how long a fair-lock waiter may go without retrying before it is evicted from the queue */
+    /**
+     * @return how long a fair-lock waiter may go without retrying before it is evicted from the
+     *     queue; unless set, the watchdog timeout
+     */
     public Duration fairLockWaitTimeout() {
         return fairLockWaitTimeout;
     }
@@ -93,8 +110,8 @@ public final class LockConfig {
     @Override
     public String toString() {
         return "LockConfig{address=" + address.map(LockConfig::redact).orElse("none")
-                + ", clusterAddresses=" + clusterAddresses.stream().map(LockConfig::redact).toList()
-                + ", redLockAddresses=" + redLockAddresses.stream().map(LockConfig::redact).toList()
+                + ", clusterAddresses=" + redact(clusterAddresses)
+                + ", redLockAddresses=" + redact(redLockAddresses)
                 + ", watchdogTimeout=" + watchdogTimeout
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout
                 + ", commandTimeout=" + commandTimeout
@@ -102,9 +119,19 @@ public final class LockConfig {
                 + ", trustedCertificates=" + trustedCertificates.map(Path::toString).orElse("JVM default") + '}';
     }
 
-    /** Keeps passwords out of logs. */
+    /**
+     * Keeps passwords out of logs and exception messages: drops everything between the scheme and
+     * the last '@', which a password may contain itself (and '/', '?' or '#' too, unencoded).
+     */
     private static String redact(String uri) {
-        return uri.replaceAll("//[^@/]*@", "//***@");
+        int scheme = uri.indexOf("://");
+        int from = scheme < 0 ? 0 : scheme + 3;
+        int at = uri.lastIndexOf('@');
+        return at < from ? uri : uri.substring(0, from) + "***" + uri.substring(at);
+    }
+
+    private static List<String> redact(List<String> uris) {
+        return uris.stream().map(LockConfig::redact).toList();
     }
 
     /** Collects settings; not thread-safe. Every setter rejects null at once. */
@@ -113,10 +140,11 @@ public final class LockConfig {
         private String address;
         private List<String> clusterAddresses = List.of();
         private List<String> redLockAddresses = List.of();
-        private Duration watchdogTimeout = DEFAULT_WATCHDOG_TIMEOUT;
-        private Duration fairLockWaitTimeout = DEFAULT_FAIR_LOCK_WAIT_TIMEOUT;
-        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-        private Duration redLockAttemptTimeout = DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT;
+        /** The durations the caller set; null for those left to {@link #build()} to choose. */
+        private Duration watchdogTimeout;
+        private Duration fairLockWaitTimeout;
+        private Duration commandTimeout;
+        private Duration redLockAttemptTimeout;
         private Path trustedCertificates;
 
         private Builder() {
@@ -159,7 +187,9 @@ public final class LockConfig {
         }
 
         /**
-         * @param lease the lease of locks taken without one, renewed every {@code lease / 3}; positive
+         * @param lease the lease of locks taken without one, renewed every {@code lease / 3};
+         *     positive and longer than twice the command timeout. Default 30 s, or four command
+         *     timeouts if that is longer.
          * @return this builder
          */
         public Builder watchdogTimeout(Duration lease) {
@@ -169,7 +199,10 @@ public final class LockConfig {
 
         /**
          * @param timeout how long a queued fair-lock waiter may go without retrying before it is
-         *     evicted, so that a dead process cannot block the queue; positive
+         *     evicted, so that a dead process cannot block the queue; positive. Default: the
+         *     watchdog timeout, so a crashed waiter stalls the queue no longer than a crashed
+         *     holder does (live waiters retry at least every half of it, so they keep their
+         *     place).
          * @return this builder
          */
         public Builder fairLockWaitTimeout(Duration timeout) {
@@ -178,7 +211,10 @@ public final class LockConfig {
         }
 
         /**
-         * @param timeout the bound on one Redis round trip; positive
+         * @param timeout the bound on one Redis round trip; positive, shorter than half the
+         *     watchdog timeout, and not shorter than the RedLock attempt timeout. Default 3 s, or a
+         *     quarter of the watchdog timeout if that is shorter (but never below a RedLock
+         *     attempt timeout that was set).
          * @return this builder
          */
         public Builder commandTimeout(Duration timeout) {
@@ -188,7 +224,8 @@ public final class LockConfig {
 
         /**
          * @param timeout how long one RedLock acquire waits for any single master; positive and
-         *     shorter than the command timeout (default 100 ms)
+         *     not longer than the command timeout. Default 100 ms, or the command timeout if that
+         *     is shorter.
          * @return this builder
          */
         public Builder redLockAttemptTimeout(Duration timeout) {
@@ -212,17 +249,26 @@ public final class LockConfig {
         }
 
         /**
+         * Validates the settings and fills in the durations left unset, each so that it fits the
+         * ones that were set: the command timeout is 3 s or a quarter of the watchdog timeout if
+         * that is shorter, and at least a RedLock attempt timeout that was set; the watchdog
+         * timeout is 30 s or four command timeouts if that is longer; the RedLock attempt timeout
+         * is 100 ms or the command timeout if that is shorter; the fair lock wait timeout is the
+         * watchdog timeout. So a contradiction needs two settings that were both made, and its
+         * message names both.
+         *
          * @return the validated configuration
          * @throws IllegalArgumentException if no address is set, both a single address and a
          *     cluster are set, a URI is malformed, fewer than three RedLock masters or one twice are
-         *     given, a duration is zero, negative or inconsistent with another, or the trusted
-         *     certificates file is not a readable file
+         *     given, a duration is zero, negative or contradicts another that was set, or the
+         *     trusted certificates file is not a readable file; the message never shows a password
          */
         public LockConfig build() {
             requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
                     "no Redis configured: set address, clusterAddresses or redLockAddresses");
             requireArgument(address == null || clusterAddresses.isEmpty(),
-                    "address and clusterAddresses are exclusive: got %s and %s", address, clusterAddresses);
+                    "address and clusterAddresses are exclusive: got %s and %s",
+                    address == null ? null : redact(address), redact(clusterAddresses));
             requireArgument(redLockAddresses.isEmpty() || redLockAddresses.size() >= MIN_RED_LOCK_MASTERS,
                     "redLockAddresses needs at least %s independent masters, got %s",
                     MIN_RED_LOCK_MASTERS, redLockAddresses.size());
@@ -234,22 +280,40 @@ public final class LockConfig {
             }
             clusterAddresses.forEach(uri -> requireUri("clusterAddresses", uri));
             redLockAddresses.forEach(uri -> requireUri("redLockAddresses", uri));
-            requirePositive("watchdogTimeout", watchdogTimeout);
-            requirePositive("fairLockWaitTimeout", fairLockWaitTimeout);
-            requirePositive("commandTimeout", commandTimeout);
-            requirePositive("redLockAttemptTimeout", redLockAttemptTimeout);
+            requirePositiveIfSet("watchdogTimeout", watchdogTimeout);
+            requirePositiveIfSet("fairLockWaitTimeout", fairLockWaitTimeout);
+            requirePositiveIfSet("commandTimeout", commandTimeout);
+            requirePositiveIfSet("redLockAttemptTimeout", redLockAttemptTimeout);
+
+            Duration command = commandTimeout != null ? commandTimeout : defaultCommandTimeout();
+            Duration watchdog = watchdogTimeout != null ? watchdogTimeout
+                    : max(DEFAULT_WATCHDOG_TIMEOUT, saturatedTimes(command, COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT));
+            Duration attempt = redLockAttemptTimeout != null ? redLockAttemptTimeout
+                    : min(DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT, command);
+            // A crashed waiter then costs the queue no more than a crashed holder: one lease.
+            Duration fairWait = fairLockWaitTimeout != null ? fairLockWaitTimeout : watchdog;
+
             // A renewal sent at lease/3 must land before the lease runs out even when it takes
-            // the whole command timeout.
-            requireArgument(commandTimeout.multipliedBy(2).compareTo(watchdogTimeout) < 0,
-                    "commandTimeout (%s) must be shorter than half the watchdogTimeout (%s)",
-                    commandTimeout, watchdogTimeout);
-            requireArgument(redLockAttemptTimeout.compareTo(commandTimeout) <= 0,
-                    "redLockAttemptTimeout (%s) must not exceed commandTimeout (%s)",
-                    redLockAttemptTimeout, commandTimeout);
+            // the whole command timeout. Defaults meet this by construction; what breaks it was set.
+            requireArgument(command.compareTo(watchdog.minus(command)) < 0, commandTimeout != null
+                            ? "commandTimeout (%s) must be shorter than half the watchdogTimeout (%s)"
+                            : "redLockAttemptTimeout (%s) must be shorter than half the watchdogTimeout (%s): "
+                                    + "the commandTimeout must lie between them",
+                    commandTimeout != null ? command : attempt, watchdog);
+            requireArgument(attempt.compareTo(command) <= 0,
+                    "redLockAttemptTimeout (%s) must not exceed commandTimeout (%s)", attempt, command);
             requireArgument(trustedCertificates == null
                             || (Files.isRegularFile(trustedCertificates) && Files.isReadable(trustedCertificates)),
                     "trustedCertificates is not a readable file: %s", trustedCertificates);
-            return new LockConfig(this);
+            return new LockConfig(this, watchdog, fairWait, command, attempt);
+        }
+
+        /** 3 s, or less so as to fit the watchdog timeout; never below a RedLock attempt timeout that was set. */
+        private Duration defaultCommandTimeout() {
+            Duration watchdog = watchdogTimeout != null ? watchdogTimeout : DEFAULT_WATCHDOG_TIMEOUT;
+            Duration fitting = min(DEFAULT_COMMAND_TIMEOUT, watchdog.dividedBy(COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT));
+            requireArgument(!fitting.isZero(), "watchdogTimeout (%s) is too short to leave time for a Redis command", watchdog);
+            return redLockAttemptTimeout != null ? max(fitting, redLockAttemptTimeout) : fitting;
         }
 
         private static void requireUri(String setting, String uri) {
@@ -262,8 +326,25 @@ public final class LockConfig {
             }
         }
 
-        private static void requirePositive(String setting, Duration value) {
-            requireArgument(!value.isNegative() && !value.isZero(), "%s must be positive: %s", setting, value);
+        private static void requirePositiveIfSet(String setting, Duration value) {
+            requireArgument(value == null || (!value.isNegative() && !value.isZero()), "%s must be positive: %s", setting, value);
+        }
+
+        private static Duration min(Duration a, Duration b) {
+            return a.compareTo(b) <= 0 ? a : b;
+        }
+
+        private static Duration max(Duration a, Duration b) {
+            return a.compareTo(b) >= 0 ? a : b;
+        }
+
+        /** @return {@code value * times}, or the longest Duration if that overflows */
+        private static Duration saturatedTimes(Duration value, int times) {
+            try {
+                return value.multipliedBy(times);
+            } catch (ArithmeticException tooLong) {
+                return LONGEST;
+            }
         }
 
         private static void requireArgument(boolean condition, String template, Object... args) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -24,11 +25,12 @@ class LockConfigTest {
     }
 
     @Test
-    void defaultsAreThoseOfTheApi() {
+    void defaultsWithNothingElseSet() {
         LockConfig config = LockConfig.builder().address(URI).build();
         assertEquals(Duration.ofSeconds(30), config.watchdogTimeout());
-        assertEquals(Duration.ofMinutes(5), config.fairLockWaitTimeout());
+        assertEquals(Duration.ofSeconds(30), config.fairLockWaitTimeout(), "the watchdog timeout");
         assertEquals(Duration.ofSeconds(3), config.commandTimeout());
+        assertEquals(Duration.ofMillis(100), config.redLockAttemptTimeout());
         assertEquals(URI, config.address().orElseThrow());
         assertTrue(config.clusterAddresses().isEmpty());
         assertTrue(config.redLockAddresses().isEmpty());
@@ -58,6 +60,84 @@ class LockConfigTest {
         LockConfig config = LockConfig.builder().address(URI)
                 .watchdogTimeout(Duration.ofMillis(1500)).commandTimeout(Duration.ofMillis(400)).build();
         assertEquals(Duration.ofMillis(400), config.commandTimeout());
+    }
+
+    @Test
+    void anUnsetCommandTimeoutFitsAShortWatchdogTimeout() {
+        LockConfig config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofSeconds(1)).build();
+        assertEquals(Duration.ofSeconds(1), config.watchdogTimeout());
+        assertEquals(Duration.ofMillis(250), config.commandTimeout(), "a quarter of the watchdog timeout");
+        assertEquals(Duration.ofMillis(100), config.redLockAttemptTimeout());
+
+        config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofMillis(200)).build();
+        assertEquals(Duration.ofMillis(50), config.commandTimeout());
+        assertEquals(Duration.ofMillis(50), config.redLockAttemptTimeout(), "never above the command timeout");
+
+        config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofMinutes(10)).build();
+        assertEquals(Duration.ofSeconds(3), config.commandTimeout(), "never above 3 s");
+    }
+
+    @Test
+    void anUnsetFairLockWaitTimeoutIsTheWatchdogTimeout() {
+        // A crashed fair waiter then stalls the queue no longer than a crashed holder.
+        LockConfig config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofSeconds(1)).build();
+        assertEquals(Duration.ofSeconds(1), config.fairLockWaitTimeout());
+        config = LockConfig.builder().address(URI).commandTimeout(Duration.ofSeconds(10)).build();
+        assertEquals(Duration.ofSeconds(40), config.fairLockWaitTimeout(), "also a watchdog timeout that was derived");
+        config = LockConfig.builder().address(URI).watchdogTimeout(Duration.ofSeconds(1))
+                .fairLockWaitTimeout(Duration.ofMinutes(5)).build();
+        assertEquals(Duration.ofMinutes(5), config.fairLockWaitTimeout(), "one that was set is kept");
+    }
+
+    @Test
+    void anUnsetWatchdogTimeoutFitsALongCommandTimeout() {
+        LockConfig config = LockConfig.builder().address(URI).commandTimeout(Duration.ofSeconds(10)).build();
+        assertEquals(Duration.ofSeconds(40), config.watchdogTimeout(), "four command timeouts");
+        assertEquals(Duration.ofSeconds(10), config.commandTimeout());
+
+        config = LockConfig.builder().address(URI).commandTimeout(Duration.ofSeconds(1)).build();
+        assertEquals(Duration.ofSeconds(30), config.watchdogTimeout(), "never below 30 s");
+    }
+
+    @Test
+    void anUnsetRedLockAttemptTimeoutFitsAShortCommandTimeout() {
+        LockConfig config = LockConfig.builder().address(URI).commandTimeout(Duration.ofMillis(50)).build();
+        assertEquals(Duration.ofMillis(50), config.redLockAttemptTimeout());
+    }
+
+    @Test
+    void anUnsetCommandTimeoutMakesRoomForALongRedLockAttemptTimeout() {
+        LockConfig config = LockConfig.builder().address(URI).redLockAttemptTimeout(Duration.ofSeconds(5)).build();
+        assertEquals(Duration.ofSeconds(5), config.commandTimeout());
+        assertEquals(Duration.ofSeconds(30), config.watchdogTimeout());
+
+        config = LockConfig.builder().address(URI).redLockAttemptTimeout(Duration.ofSeconds(10)).build();
+        assertEquals(Duration.ofSeconds(10), config.commandTimeout());
+        assertEquals(Duration.ofSeconds(40), config.watchdogTimeout());
+    }
+
+    @Test
+    void contradictingSettingsAreRejectedOnlyWhenBothWereSetNamingBoth() {
+        List<UnaryOperator<LockConfig.Builder>> contradictions = List.of(
+                b -> b.watchdogTimeout(Duration.ofSeconds(2)).commandTimeout(Duration.ofSeconds(1)),
+                b -> b.commandTimeout(Duration.ofMillis(200)).redLockAttemptTimeout(Duration.ofMillis(300)),
+                b -> b.watchdogTimeout(Duration.ofSeconds(1)).redLockAttemptTimeout(Duration.ofMillis(600)));
+        List<List<String>> named = List.of(
+                List.of("commandTimeout", "watchdogTimeout"),
+                List.of("redLockAttemptTimeout", "commandTimeout"),
+                List.of("redLockAttemptTimeout", "watchdogTimeout"));
+        for (int i = 0; i < contradictions.size(); i++) {
+            UnaryOperator<LockConfig.Builder> settings = contradictions.get(i);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> settings.apply(LockConfig.builder().address(URI)).build());
+            for (String setting : named.get(i)) {
+                assertTrue(e.getMessage().contains(setting), "the message names " + setting + ": " + e.getMessage());
+            }
+        }
+        // Each of those settings alone fits the defaults.
+        LockConfig.builder().address(URI).watchdogTimeout(Duration.ofSeconds(1)).build();
+        LockConfig.builder().address(URI).commandTimeout(Duration.ofSeconds(20)).build();
+        LockConfig.builder().address(URI).redLockAttemptTimeout(Duration.ofSeconds(20)).build();
     }
 
     @Test
@@ -105,6 +185,31 @@ class LockConfigTest {
                 () -> LockClient.create((String) null));
         for (Executable call : calls) {
             assertThrows(NullPointerException.class, call);
+        }
+    }
+
+    @Test
+    void noRejectionShowsAPasswordEvenOneWithSlashesOrAtSigns() {
+        // Each password, and the part of it that a redaction up to its first '/' or '@' would show.
+        Map<String, String> passwords = Map.of("s3cret", "s3cret", "s3/cret", "cret", "s3@cret", "cret", "s3#cr?et", "cr?et");
+        for (Map.Entry<String, String> entry : passwords.entrySet()) {
+            String password = entry.getKey();
+            String secret = entry.getValue();
+            String valid = "redis://app:" + password + "@127.0.0.1:6379";
+            List<UnaryOperator<LockConfig.Builder>> rejected = List.of(
+                    b -> b.address(valid).clusterAddresses("redis://app:" + password + "@127.0.0.1:7000"),
+                    b -> b.redLockAddresses(valid, valid, "redis://127.0.0.1:6381"),
+                    b -> b.address("redis://app:" + password + "@local host:6379"),
+                    b -> b.clusterAddresses("redis://app:" + password + "@local host:7000"),
+                    b -> b.redLockAddresses("redis://app:" + password + "@local host:6379",
+                            "redis://127.0.0.1:6380", "redis://127.0.0.1:6381"));
+            for (UnaryOperator<LockConfig.Builder> settings : rejected) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> settings.apply(LockConfig.builder()).build());
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                    assertFalse(String.valueOf(t.getMessage()).contains(secret), "the password shows: " + t.getMessage());
+                }
+            }
         }
     }
 

@@ -532,6 +532,28 @@ public abstract class DistributedLockContract {
         assertFalse(lock.isLocked());
     }
 
+    @Test
+    void tryLockWithAZeroOrNegativeTimeUnitWaitTriesOnceWithoutThrowing() throws Exception {
+        // java.util.concurrent.locks.Lock: "If the time is less than or equal to zero, the method
+        // will not wait at all." Only the Duration overloads reject a negative wait.
+        DistributedLock lock = lock(newClient(), name);
+        assertTrue(lock.tryLock(-1, TimeUnit.MILLISECONDS), "a free lock is taken at once");
+        lock.unlock();
+        assertTrue(lock.tryLock(Long.MIN_VALUE, TimeUnit.DAYS), "a free lock is taken at once");
+        lock.unlock();
+
+        DistributedLock held = lock(newHolderClient(), name);
+        held.lock();
+        long start = System.nanoTime();
+        assertFalse(lock.tryLock(-1, TimeUnit.SECONDS));
+        assertFalse(lock.tryLock(Long.MIN_VALUE, TimeUnit.NANOSECONDS));
+        assertFalse(lock.tryLock(0, TimeUnit.SECONDS));
+        assertTrue(millisSince(start) < 2000, "three tries that do not wait took " + millisSince(start) + " ms");
+        assertEquals(0, lock.getHoldCount());
+        held.unlock();
+        assertFalse(held.isLocked(), "the failed tries leave nothing behind");
+    }
+
     // ---------------------------------------------------------------------------------------
     // Interrupts: lockInterruptibly and tryLock end the wait; lock() does not
 

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The eviction rule: a waiter that stops trying for {@code fairLockWaitTimeout} (its process
  * died) loses its place, so it cannot block the queue; a live waiter keeps its place however
- * long it waits, because each of its tries pushes its deadline back.
+ * long it waits, because each of its tries pushes its deadline back. Unless set, that timeout is
+ * the waiter's watchdog timeout.
  */
 class FairLockEvictionTest {
 
@@ -73,12 +74,29 @@ class FairLockEvictionTest {
 
     @Test
     void aKilledWaiterIsEvictedAndTheNextGetsTheLockWithinFairLockWaitTimeoutOfTheRelease() throws Exception {
+        assertAKilledWaiterIsEvictedWithin(FAIR_WAIT, "fairLockWaitTimeout=" + FAIR_WAIT.toMillis());
+    }
+
+    @Test
+    void aKilledWaiterWithTheDefaultFairLockWaitTimeoutIsEvictedWithinItsWatchdogTimeout() throws Exception {
+        // The waiter sets a short watchdog timeout and leaves fairLockWaitTimeout alone: its
+        // place lasts one lease, so its crash costs the queue what a crashed holder costs.
+        Duration watchdog = Duration.ofSeconds(1);
+        assertAKilledWaiterIsEvictedWithin(watchdog, "watchdogTimeout=" + watchdog.toMillis());
+    }
+
+    /**
+     * A waiter in a process of its own, with {@code childSettings}, is first in line; alive, it
+     * keeps its place for twice {@code place}; killed, it is evicted and the next waiter gets the
+     * lock within {@code place} (plus a margin) of the holder's release.
+     */
+    private void assertAKilledWaiterIsEvictedWithin(Duration place, String childSettings) throws Exception {
         DistributedLock held = newClient().getFairLock(name);
         DistributedLock next = newClient().getFairLock(name);
         long nextOwner = ThreadLocalRandom.current().nextLong(1L << 48, Long.MAX_VALUE);
         Path childOutput = Files.createTempFile("latchkey-fair-waiter-", ".log");
         held.lock();
-        Process child = startWaiter(childOutput);
+        Process child = startWaiter(childOutput, childSettings);
         try {
             within(Duration.ofSeconds(30)).until(() -> raw.queue(name).size() == 1 || !child.isAlive());
             assertTrue(child.isAlive(), () -> "the child waiter died: " + output(childOutput));
@@ -87,7 +105,7 @@ class FairLockEvictionTest {
             within(Duration.ofSeconds(10)).until(() -> raw.queue(name).size() == 2);
 
             // Alive, the child keeps its place well past its fairLockWaitTimeout.
-            assertHoldsFor(FAIR_WAIT.multipliedBy(2), "the live child keeps the first place",
+            assertHoldsFor(place.multipliedBy(2), "the live child keeps the first place",
                     () -> raw.queue(name).get(0).equals(childField) && !nextLocked.isDone());
 
             child.destroyForcibly(); // SIGKILL: no unlock, no abandon, no more tries
@@ -95,9 +113,9 @@ class FairLockEvictionTest {
             long releasedAt = System.nanoTime();
             held.unlock();
 
-            nextLocked.get(FAIR_WAIT.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+            nextLocked.get(place.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
-            assertTrue(waited < FAIR_WAIT.plus(MARGIN).toMillis(), "the next waiter got the lock " + waited + " ms after the release");
+            assertTrue(waited < place.plus(MARGIN).toMillis(), "the next waiter got the lock " + waited + " ms after the release");
             assertTrue(next.isHeldBy(nextOwner));
             assertFalse(raw.queue(name).contains(childField), "the dead waiter was evicted from the queue");
             assertFalse(raw.timeouts(name).containsKey(childField), "and from the timeouts");
@@ -151,13 +169,13 @@ class FairLockEvictionTest {
         return client;
     }
 
-    private Process startWaiter(Path output) throws IOException {
+    private Process startWaiter(Path output, String settings) throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> command = List.of(java.toString(),
                 "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"),
                 FairWaiterMain.class.getName(),
-                redis.uri(), name, Long.toString(FAIR_WAIT.toMillis()));
+                redis.uri(), name, settings);
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     }
 

@@ -8,7 +8,8 @@ import java.time.Duration;
  * A fair-lock waiter in a JVM of its own, for {@link FairLockEvictionTest}: joins the line of a
  * held lock with {@code lock()} and keeps waiting (and so trying) until the process is killed.
  *
- * <p>Arguments: the Redis URI, the lock name, fairLockWaitTimeout in milliseconds.
+ * <p>Arguments: the Redis URI, the lock name, then any of {@code watchdogTimeout=<ms>} and
+ * {@code fairLockWaitTimeout=<ms>}; what is not given keeps its default.
  */
 public final class FairWaiterMain {
 
@@ -16,14 +17,21 @@ public final class FairWaiterMain {
     }
 
     public static void main(String[] args) {
-        if (args.length != 3) {
-            System.err.println("usage: FairWaiterMain <redis-uri> <lock-name> <fair-lock-wait-timeout-ms>");
+        if (args.length < 2) {
+            System.err.println("usage: FairWaiterMain <redis-uri> <lock-name> [watchdogTimeout=<ms>] [fairLockWaitTimeout=<ms>]");
             System.exit(2);
         }
-        LockClient client = LockClient.create(LockConfig.builder()
-                .address(args[0])
-                .fairLockWaitTimeout(Duration.ofMillis(Long.parseLong(args[2])))
-                .build());
+        LockConfig.Builder config = LockConfig.builder().address(args[0]);
+        for (int i = 2; i < args.length; i++) {
+            String[] setting = args[i].split("=", 2);
+            Duration millis = Duration.ofMillis(Long.parseLong(setting[1]));
+            switch (setting[0]) {
+                case "watchdogTimeout" -> config.watchdogTimeout(millis);
+                case "fairLockWaitTimeout" -> config.fairLockWaitTimeout(millis);
+                default -> throw new IllegalArgumentException("unknown setting " + args[i]);
+            }
+        }
+        LockClient client = LockClient.create(config.build());
         System.out.println("WAITING");
         System.out.flush();
         client.getFairLock(args[1]).lock();

@@ -11,6 +11,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.KillArgs;
@@ -30,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -421,6 +423,89 @@ class ClusterLockTest {
         return console.info("stats").lines().filter(line -> line.startsWith("rejected_connections:"))
                 .mapToLong(line -> Long.parseLong(line.substring("rejected_connections:".length()).strip()))
                 .findFirst().orElseThrow();
+    }
+
+    /**
+     * Names that Redis Cluster hashes whole although they hold braces (a lone or reversed '}', an
+     * empty "{}"), and names whose hash tag is only part of them; plus one of each kind with
+     * non-ASCII text, which Redis hashes as UTF-8.
+     */
+    static final List<String> NAMES_WITH_BRACES = List.of(
+            "job}1", "order-{}x", "}", "{}", "{", "}{x}", "a{b}c", "{}{x}", "{{}}", "z\u00e4hler}\u00fc", "{\u00fc}\u00e4");
+
+    @Test
+    void namesWithBracesKeepEveryKeyInTheLocksSlot() {
+        for (String name : NAMES_WITH_BRACES) {
+            LockKeys keys = LockKeys.of(name);
+            int slot = cluster.slotOf(name);
+            for (String key : List.of(keys.channel(), keys.derived("queue"), keys.derived("timeouts"))) {
+                assertEquals(slot, cluster.slotOf(key), () -> key + " is in the slot of the lock " + name);
+            }
+        }
+    }
+
+    @Test
+    void plainLocksWithBracesInTheirNamesLockUnlockAndWakeTheirWaiters() throws Exception {
+        handOverEachNameWithBraces("plain", LockClient::getLock);
+    }
+
+    @Test
+    void fairLocksWithBracesInTheirNamesGrantInArrivalOrder() throws Exception {
+        try {
+            newClient(LONG_LEASE).getFairLock("probe");
+        } catch (IllegalStateException missing) {
+            assumeTrue(false, "lock-fair is not on the class path: " + missing.getMessage());
+        }
+        handOverEachNameWithBraces("fair", LockClient::getFairLock);
+    }
+
+    /**
+     * For each name: one client holds the lock, two owners of another client wait, and each
+     * unlock must wake a waiter by its message (the holders' leases are 30 s); the fair lock
+     * must wake the first to arrive. With a derived key in another slot than the lock, the
+     * scripts fail with CROSSSLOT.
+     */
+    private void handOverEachNameWithBraces(String kindName, BiFunction<LockClient, String, DistributedLock> kind)
+            throws Exception {
+        boolean fair = kindName.equals("fair");
+        LockClient holderClient = newClient(LONG_LEASE);
+        LockClient waiterClient = newClient(LONG_LEASE);
+        for (String base : NAMES_WITH_BRACES) {
+            // Each test its own names, so that one test's failure leaves no hold in another's way.
+            String name = base + kindName;
+            DistributedLock held = kind.apply(holderClient, name);
+            DistributedLock awaited = kind.apply(waiterClient, name);
+            RedisServer master = cluster.masterFor(name);
+            LockKeys keys = LockKeys.of(name);
+
+            held.lockAsync(1).get(5, TimeUnit.SECONDS);
+            CompletableFuture<Void> first = awaited.lockAsync(2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(master, keys.channel()) == 1);
+            CompletableFuture<Void> second = awaited.lockAsync(3);
+
+            long released = System.nanoTime();
+            held.unlockAsync(1).get(5, TimeUnit.SECONDS);
+            CompletableFuture.anyOf(first, second).get(5, TimeUnit.SECONDS);
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+            assertTrue(tookMillis < 3000, name + ": a waiter took " + tookMillis + " ms to notice the unlock");
+            if (fair) {
+                assertTrue(first.isDone() && !second.isDone(), name + ": the first to arrive holds the lock");
+            }
+            // The plain lock is not fair: the second may have come in before the first woke.
+            boolean firstHolds = first.isDone();
+            awaited.unlockAsync(firstHolds ? 2 : 3).get(5, TimeUnit.SECONDS);
+            (firstHolds ? second : first).get(5, TimeUnit.SECONDS);
+            awaited.unlockAsync(firstHolds ? 3 : 2).get(5, TimeUnit.SECONDS);
+
+            assertFalse(held.isLocked(), name + " was released");
+            assertEquals(0L, master.command("EXISTS", name, keys.derived("queue"), keys.derived("timeouts")),
+                    name + ": nothing is left behind");
+        }
+    }
+
+    private long subscribers(RedisServer master, String channel) {
+        return sharded ? shardSubscribers(master, channel)
+                : cluster.nodes().stream().mapToLong(node -> classicSubscribers(node, channel)).sum();
     }
 
     static long classicSubscribers(RedisServer node, String channel) {

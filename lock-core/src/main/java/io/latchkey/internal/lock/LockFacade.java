@@ -64,11 +64,11 @@ public final class LockFacade implements DistributedLock {
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
-        if (time < 0) {
-            throw new IllegalArgumentException("waitTime must not be negative: " + time + " " + unit);
-        }
-        // toNanos saturates, so Long.MAX_VALUE of any unit means "as long as it takes"
-        return acquireInterruptibly(watchdogLease(), unit.toNanos(time));
+        // Lock's contract: "if the time is less than or equal to zero, the method will not wait
+        // at all", so a negative time is one try, not an error (only the Duration overloads,
+        // which are ours, reject it). toNanos saturates, so Long.MAX_VALUE of any unit means
+        // "as long as it takes".
+        return acquireInterruptibly(watchdogLease(), Math.max(0, unit.toNanos(time)));
     }
 
     @Override

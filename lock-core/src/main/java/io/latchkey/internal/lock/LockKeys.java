@@ -1,37 +1,95 @@
 package io.latchkey.internal.lock;
 
+import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
 /**
- * The Redis names of one lock: the hash at the lock's own name, and derived keys that share its
- * Cluster hash slot ({@code latchkey:{tag}:suffix}, with the tag the name's own hash tag if it
- * has one, else the whole name), so that every script touches a single slot.
+ * The Redis names of one lock: the hash at the lock's own name, and derived keys and channels
+ * ({@code latchkey:{tag}:...}) that share its Cluster hash slot, so that every script touches a
+ * single slot, and that belong to this name alone, so that two locks never share a queue or a
+ * channel.
  *
- * @param lock the lock hash: field {@code <clientId>:<ownerId>} to hold count
- * @param tag the hash tag shared by every key of the lock
+ * <p>Redis Cluster hashes the text between a key's first '{' and the next '}' after it, if that
+ * text is not empty (the hash tag), else the whole key. A derived key starts with
+ * <code>latchkey:&#123;</code>, so its hash tag is whatever stands between that brace and the
+ * next '}'. Three cases follow, by the name {@code N}:
+ * <ul>
+ *   <li>{@code N} has no hash tag and no '}' (a plain name, the common case):
+ *       {@code latchkey:{N}:suffix}. The tag is the whole name, which Redis hashes for the lock
+ *       too.
+ *   <li>{@code N} has a hash tag {@code T}: {@code latchkey:{T}:N:suffix}. {@code T} holds no
+ *       '}' by definition. The name follows the tag because several names may share {@code T}.
+ *   <li>{@code N} has no hash tag but a '}' (such as <code>job&#125;1</code> or
+ *       <code>order-&#123;&#125;x</code>), or is empty: no tag can hold {@code N} itself, since a
+ *       tag ends at its first '}'. The tag is {@link SlotTags the short tag of N's slot}
+ *       instead: {@code latchkey:{S}:N:suffix}.
+ * </ul>
+ * Distinct names never share a derived key: a suffix holds no brace and no ':', so the key ends
+ * in {@code :suffix} and the rest names the lock (a plain name is the tag itself and holds no
+ * '}'; the other two cases spell the name out, and it holds a '}' or is empty). Immutable.
  */
-public record LockKeys(String lock, String tag) {
+public final class LockKeys {
+
+    private static final String PREFIX = "latchkey:{";
+
+    private final String lock;
+    private final String tag;
+    /** Everything of a derived key before its suffix. */
+    private final String stem;
+
+    private LockKeys(String lock, String tag, String stem) {
+        this.lock = lock;
+        this.tag = tag;
+        this.stem = stem;
+    }
 
     /**
-     * @param name a lock name, not empty
+     * @param name a lock name, any string; not null
      * @return its keys
      */
     public static LockKeys of(String name) {
-        return new LockKeys(name, hashTag(name));
+        Objects.requireNonNull(name, "name");
+        String own = hashTag(name);
+        if (own != null) {
+            return new LockKeys(name, own, PREFIX + own + "}:" + name + ':');
+        }
+        if (!name.isEmpty() && name.indexOf('}') < 0) {
+            return new LockKeys(name, name, PREFIX + name + "}:");
+        }
+        String slotTag = SlotTags.of(SlotHash.getSlot(name.getBytes(StandardCharsets.UTF_8)));
+        return new LockKeys(name, slotTag, PREFIX + slotTag + "}:" + name + ':');
     }
 
-    /** @return the unlock channel, {@code latchkey:{tag}:channel} */
+    /** @return the lock hash: field {@code <clientId>:<ownerId>} to hold count; the name itself */
+    public String lock() {
+        return lock;
+    }
+
+    /** @return the hash tag of every derived key, which maps to the lock's slot */
+    public String tag() {
+        return tag;
+    }
+
+    /** @return the unlock channel, {@link #derived(String) derived} with suffix {@code channel} */
     public String channel() {
         return derived("channel");
     }
 
     /**
-     * @param suffix what the key holds, e.g. {@code queue}
-     * @return {@code latchkey:{tag}:suffix}
+     * @param suffix what the key holds, e.g. {@code queue}: not empty, no '{', '}' or ':'
+     * @return the key of that name for this lock, in the lock's slot
+     * @throws IllegalArgumentException if the suffix is empty or holds a brace or a ':', which
+     *     could make the keys of two locks coincide
      */
     public String derived(String suffix) {
-        return "latchkey:{" + tag + "}:" + suffix;
+        if (suffix.isEmpty() || suffix.indexOf('{') >= 0 || suffix.indexOf('}') >= 0 || suffix.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("a key suffix must be a non-empty word without braces or ':': " + suffix);
+        }
+        return stem + suffix;
     }
 
-    /** Redis Cluster's rule: the text between the first '{' and the next '}', if not empty. */
+    /** @return Redis Cluster's hash tag of the name: the text between the first '{' and the next '}', or null if none or empty */
     private static String hashTag(String name) {
         int open = name.indexOf('{');
         if (open >= 0) {
@@ -40,6 +98,11 @@ public record LockKeys(String lock, String tag) {
                 return name.substring(open + 1, close);
             }
         }
-        return name;
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "LockKeys{" + lock + " -> " + stem + "...}";
     }
 }
