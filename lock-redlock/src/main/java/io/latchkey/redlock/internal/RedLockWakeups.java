@@ -24,7 +24,10 @@ final class RedLockWakeups implements Wakeups {
     private final List<Wakeups> masters;
     private final Timer timer;
     private final long jitterNanos;
-    private volatile Round round;
+    /** The wait in progress, or the last one. Guarded by this. */
+    private Round round;
+    /** An interrupt came while no wait was parked: the next wait ends at once. Guarded by this. */
+    private boolean interruptPending;
     private volatile boolean closed;
 
     /**
@@ -50,8 +53,13 @@ final class RedLockWakeups implements Wakeups {
     @Override
     public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
         Round current = new Round(seenSequence, System.nanoTime() + timeoutNanos);
-        round = current;
-        if (closed) {
+        boolean interrupted;
+        synchronized (this) {
+            round = current;
+            interrupted = interruptPending || closed;
+            interruptPending = false;
+        }
+        if (interrupted) {
             current.end(null);
             return current.done;
         }
@@ -76,12 +84,22 @@ final class RedLockWakeups implements Wakeups {
         return current.done;
     }
 
+    /**
+     * Ends the parked wait, or, if none is parked (none yet, or the last one has ended), the next
+     * one as soon as it starts. Checked and recorded under this object's monitor, which
+     * {@link #await} also takes to publish its wait, so that one of the two always sees the other.
+     */
     @Override
     public void interrupt() {
-        Round current = round;
-        if (current != null) {
-            current.end(null);
+        Round current;
+        synchronized (this) {
+            current = round;
+            if (current == null || current.ending()) {
+                interruptPending = true;
+                return;
+            }
         }
+        current.end(null);
     }
 
     /** Hands on the unlock messages that woke this attempt, on each master that sent one. */
