@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockException;
+import io.latchkey.internal.lock.LockFacade;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -242,6 +244,48 @@ class RedLockFaultTest {
         within(Duration.ofSeconds(10)).until(() -> masters.mastersHolding(name).isEmpty());
         assertTrue(lock.tryLock(Duration.ofSeconds(5)), "usable again once resumed");
         lock.unlock();
+    }
+
+    /**
+     * A paused master's answers are bounded by the attempt timeout. That bound must not be
+     * CompletableFuture.orTimeout's: whatever follows the timeout (the quorum decision, the
+     * caller's callbacks) would run on the JDK's one shared delay thread.
+     */
+    @Test
+    void withAPausedMasterNoAcquireStepCompletesOnTheJdkDelayThread() throws Exception {
+        DistributedLock lock = patientClient(three).getRedLock(newName("pausedMasterThreads"));
+        DistributedLock holder = patientClient(three).getRedLock(name);
+        long owner = ThreadLocalRandom.current().nextLong(1L << 48, Long.MAX_VALUE);
+        List<String> threads = new CopyOnWriteArrayList<>();
+
+        three.get(0).pause();
+        try {
+            // Decided when the paused master's answer times out.
+            assertTrue(lock.tryLockAsync(Duration.ZERO, Duration.ofSeconds(30), owner)
+                    .whenComplete((acquired, failure) -> threads.add(Thread.currentThread().getName()))
+                    .get(10, TimeUnit.SECONDS));
+            lock.unlockAsync(owner).get(10, TimeUnit.SECONDS);
+
+            // Joining the masters' unlock channels waits for the paused master's the same way.
+            ((LockFacade) lock).protocol().wakeups(owner)
+                    .whenComplete((joined, failure) -> threads.add(Thread.currentThread().getName()))
+                    .get(10, TimeUnit.SECONDS)
+                    .close();
+
+            // A waiter: it joins the channels, waits out the holder's lease and then acquires.
+            holder.lock(Duration.ofMillis(1500));
+            lock.lockAsync(Duration.ofSeconds(30), owner)
+                    .whenComplete((ok, failure) -> threads.add(Thread.currentThread().getName()))
+                    .get(10, TimeUnit.SECONDS);
+            lock.unlockAsync(owner).get(10, TimeUnit.SECONDS);
+        } finally {
+            three.get(0).resume();
+        }
+
+        assertEquals(3, threads.size(), threads.toString());
+        assertTrue(threads.stream().noneMatch(thread -> thread.startsWith("CompletableFutureDelayScheduler")),
+                "completed on the JDK's delay thread: " + threads);
+        within(Duration.ofSeconds(10)).until(() -> three.mastersHolding(name).isEmpty());
     }
 
     @ParameterizedTest(name = "{0} masters")

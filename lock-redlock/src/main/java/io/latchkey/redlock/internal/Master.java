@@ -83,6 +83,19 @@ final class Master {
         return call(plain -> plain.wakeups(owner));
     }
 
+    /**
+     * @param reply this master's reply to an acquire or a subscription
+     * @param <T> the reply type
+     * @return a copy of {@code reply} that fails with {@link java.util.concurrent.TimeoutException}
+     *     once the attempt timeout has passed without it, signalled on this master's client timer
+     */
+    <T> CompletableFuture<T> withinAttemptTimeout(CompletableFuture<T> reply) {
+        if (reply.isDone() || protocol == null) {
+            return reply.copy();
+        }
+        return AnswerDeadline.bound(reply, attemptTimeoutNanos(), context().timer());
+    }
+
     /** @return the query's answer from this master; fails at once for an unreachable one */
     <T> CompletableFuture<T> call(Function<ReentrantLockProtocol, CompletableFuture<T>> call) {
         if (protocol == null) {

@@ -36,7 +36,11 @@ import org.slf4j.LoggerFactory;
  * as soon as they do. Re-entry needs nothing of its own: each master counts the owner's holds.
  *
  * <p>Renewal belongs to the masters' watchdogs; {@link QuorumLease} watches that a majority of
- * them keep succeeding. Queries answer what a majority says. Thread-safe; never blocks.
+ * them keep succeeding. Queries answer what a majority says.
+ *
+ * <p>Thread-safe; never blocks. Its futures complete on the thread that brings the last answer a
+ * decision waits for: a master client's I/O thread, or, when that answer is a master's attempt
+ * timeout, that client's timer thread (see {@link AnswerDeadline}), never a thread of the JDK's.
  */
 public final class RedLockProtocol implements LockProtocol {
 
@@ -173,7 +177,7 @@ public final class RedLockProtocol implements LockProtocol {
         for (Master master : masters) {
             CompletableFuture<Long> reply = master.tryAcquire(owner, perMaster);
             sent.add(reply);
-            answers.add(reply.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
+            answers.add(master.withinAttemptTimeout(reply));
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                 .handle((ignored, failure) -> decide(owner, lease, startNanos + validNanos, sent, answers))
@@ -355,7 +359,7 @@ public final class RedLockProtocol implements LockProtocol {
         for (Master master : masters) {
             CompletableFuture<Wakeups> join = master.wakeups(owner);
             joins.add(join);
-            answers.add(join.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
+            answers.add(master.withinAttemptTimeout(join));
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).handle((ignored, failure) -> {
             List<Wakeups> joined = new ArrayList<>(masters.size());
