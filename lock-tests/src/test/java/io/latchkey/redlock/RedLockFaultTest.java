@@ -13,8 +13,10 @@ import io.latchkey.LockException;
 import io.latchkey.internal.lock.LockFacade;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -286,6 +288,71 @@ class RedLockFaultTest {
         assertTrue(threads.stream().noneMatch(thread -> thread.startsWith("CompletableFutureDelayScheduler")),
                 "completed on the JDK's delay thread: " + threads);
         within(Duration.ofSeconds(10)).until(() -> three.mastersHolding(name).isEmpty());
+    }
+
+    /**
+     * A paused master accepts connections (the kernel does) but never answers, so connecting to it
+     * takes the whole connect timeout. Before: once the retry interval (ten command timeouts) had
+     * passed, the next getRedLock connected to it on the caller's thread, inside a monitor.
+     */
+    @Test
+    void getRedLockNeverWaitsForAConnectAndTheClientUsesTheMasterOnceItAnswers() throws Exception {
+        Duration commandTimeout = Duration.ofMillis(400);
+        Duration prompt = Duration.ofMillis(1000); // connecting to a paused master takes at least 2 s
+        three.get(2).pause();
+        LockClient client = three.client(three.config(commandTimeout, commandTimeout, WATCHDOG_TIMEOUT).build());
+        DistributedLock early = client.getRedLock(newName("backgroundConnect"));
+
+        // Longer than the old retry interval, so that the old code would have connected in there.
+        Duration watched = commandTimeout.multipliedBy(10).plusSeconds(1);
+        await().during(watched).atMost(watched.plusSeconds(3)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                .pollInSameThread().untilAsserted(() -> {
+                    long start = System.nanoTime();
+                    DistributedLock lock = client.getRedLock(name);
+                    long took = millisSince(start);
+                    assertTrue(took < prompt.toMillis(), "getRedLock waited " + took + " ms for a connect");
+                    assertTrue(lock.tryLock(Duration.ZERO, Duration.ofSeconds(10)), "a majority answers");
+                    lock.unlock();
+                });
+
+        three.get(2).resume();
+        // The same client, and a lock made while the master was not connected.
+        within(Duration.ofSeconds(15)).until(() -> {
+            early.lock(Duration.ofSeconds(10));
+            try {
+                return !three.holds(2, name).isEmpty();
+            } finally {
+                early.unlock();
+            }
+        });
+        within(Duration.ofSeconds(5)).until(() -> three.mastersHolding(name).isEmpty());
+    }
+
+    @Test
+    void closingTheClientWhileItConnectsToAMasterLeavesNoThreadOrConnectionBehind() {
+        Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
+        three.get(2).pause();
+        LockClient client = three.client(three.config(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build());
+        // The background connect to the paused master runs on a connector thread for its whole timeout.
+        within(Duration.ofSeconds(5)).until(() -> threadsStartedSince(before).stream()
+                .anyMatch(thread -> thread.startsWith("latchkey-redlock-connect")));
+
+        client.close();
+        three.get(2).resume(); // the connect in flight now succeeds: it must close what it opened
+
+        within(Duration.ofSeconds(15)).untilAsserted(() -> assertEquals(List.of(), threadsStartedSince(before),
+                "threads still alive after close()"));
+    }
+
+    /** @return the names of the client threads (Latchkey's and Lettuce's) started since {@code before} */
+    private static List<String> threadsStartedSince(Set<Thread> before) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(thread -> !before.contains(thread))
+                .map(Thread::getName)
+                .filter(thread -> thread.startsWith("latchkey-") || thread.startsWith("lettuce-"))
+                .sorted()
+                .toList();
     }
 
     @ParameterizedTest(name = "{0} masters")

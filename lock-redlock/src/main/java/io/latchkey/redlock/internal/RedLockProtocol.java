@@ -63,12 +63,13 @@ public final class RedLockProtocol implements LockProtocol {
     private final long jitterNanos;
     private final LostLeaseListener lostLeaseListener;
 
-    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
+    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+                            LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
         this.majority = masters.size() / 2 + 1;
         this.watchdogTimeout = watchdogTimeout;
-        this.timer = masters.stream().filter(Master::isReachable).findFirst().orElseThrow().context().timer();
+        this.timer = timer;
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
@@ -117,18 +118,21 @@ public final class RedLockProtocol implements LockProtocol {
         }
         Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
                 .min(Comparator.naturalOrder()).orElseThrow();
-        return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout, lostLeaseListener);
+        return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout,
+                masters.get(0).context().timer(), lostLeaseListener);
     }
 
     /**
      * @param name the lock's name
-     * @param masters every configured master, a majority of them reachable
+     * @param masters every configured master, connected or not
      * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
+     * @param timer the client's timer, for the waits and checks of this lock
      * @param lostLeaseListener told after a renewed hold was lost and logged
      * @return the RedLock over them
      */
-    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
-        return new RedLockProtocol(name, masters, watchdogTimeout, lostLeaseListener);
+    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+                              LostLeaseListener lostLeaseListener) {
+        return new RedLockProtocol(name, masters, watchdogTimeout, timer, lostLeaseListener);
     }
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
@@ -150,7 +154,7 @@ public final class RedLockProtocol implements LockProtocol {
         return majority;
     }
 
-    /** The timer of the first reachable master's client, for the waits and checks of this lock. */
+    /** The timer of one master's client, for the waits and checks of this lock. */
     Timer timer() {
         return timer;
     }
