@@ -48,9 +48,11 @@ import io.latchkey.redlock.internal.RedLocks;
  *       a majority of masters answer: within the attempt timeout for a try, within the command
  *       timeout otherwise. A minority that is down or slow costs at most one attempt timeout per
  *       try. {@code LockClient.create} with {@code redLockAddresses} connects to every master and
- *       fails unless a majority can be reached; one that cannot counts as not answering in the
- *       locks made meanwhile, and {@code getRedLock} connects to it once it can (trying at most
- *       every ten command timeouts).</li>
+ *       fails unless a majority can be reached. One that cannot counts as not answering, and the
+ *       client keeps connecting to it in the background, one command timeout later at first and
+ *       backing off to ten command timeouts between tries; once connected, every RedLock of the
+ *       client uses it, also those made before. Neither {@code getRedLock} nor any lock call
+ *       waits for such a connect.</li>
  * </ul>
  *
  * <h2>What it does not guarantee</h2>

@@ -10,10 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockException;
+import io.latchkey.internal.lock.LockFacade;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,6 +27,7 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -242,6 +246,113 @@ class RedLockFaultTest {
         within(Duration.ofSeconds(10)).until(() -> masters.mastersHolding(name).isEmpty());
         assertTrue(lock.tryLock(Duration.ofSeconds(5)), "usable again once resumed");
         lock.unlock();
+    }
+
+    /**
+     * A paused master's answers are bounded by the attempt timeout. That bound must not be
+     * CompletableFuture.orTimeout's: whatever follows the timeout (the quorum decision, the
+     * caller's callbacks) would run on the JDK's one shared delay thread.
+     */
+    @Test
+    void withAPausedMasterNoAcquireStepCompletesOnTheJdkDelayThread() throws Exception {
+        DistributedLock lock = patientClient(three).getRedLock(newName("pausedMasterThreads"));
+        DistributedLock holder = patientClient(three).getRedLock(name);
+        long owner = ThreadLocalRandom.current().nextLong(1L << 48, Long.MAX_VALUE);
+        List<String> threads = new CopyOnWriteArrayList<>();
+
+        three.get(0).pause();
+        try {
+            // Decided when the paused master's answer times out.
+            assertTrue(lock.tryLockAsync(Duration.ZERO, Duration.ofSeconds(30), owner)
+                    .whenComplete((acquired, failure) -> threads.add(Thread.currentThread().getName()))
+                    .get(10, TimeUnit.SECONDS));
+            lock.unlockAsync(owner).get(10, TimeUnit.SECONDS);
+
+            // Joining the masters' unlock channels waits for the paused master's the same way.
+            ((LockFacade) lock).protocol().wakeups(owner)
+                    .whenComplete((joined, failure) -> threads.add(Thread.currentThread().getName()))
+                    .get(10, TimeUnit.SECONDS)
+                    .close();
+
+            // A waiter: it joins the channels, waits out the holder's lease and then acquires.
+            holder.lock(Duration.ofMillis(1500));
+            lock.lockAsync(Duration.ofSeconds(30), owner)
+                    .whenComplete((ok, failure) -> threads.add(Thread.currentThread().getName()))
+                    .get(10, TimeUnit.SECONDS);
+            lock.unlockAsync(owner).get(10, TimeUnit.SECONDS);
+        } finally {
+            three.get(0).resume();
+        }
+
+        assertEquals(3, threads.size(), threads.toString());
+        assertTrue(threads.stream().noneMatch(thread -> thread.startsWith("CompletableFutureDelayScheduler")),
+                "completed on the JDK's delay thread: " + threads);
+        within(Duration.ofSeconds(10)).until(() -> three.mastersHolding(name).isEmpty());
+    }
+
+    /**
+     * A paused master accepts connections (the kernel does) but never answers, so connecting to it
+     * takes the whole connect timeout. Before: once the retry interval (ten command timeouts) had
+     * passed, the next getRedLock connected to it on the caller's thread, inside a monitor.
+     */
+    @Test
+    void getRedLockNeverWaitsForAConnectAndTheClientUsesTheMasterOnceItAnswers() throws Exception {
+        Duration commandTimeout = Duration.ofMillis(400);
+        Duration prompt = Duration.ofMillis(1000); // connecting to a paused master takes at least 2 s
+        three.get(2).pause();
+        LockClient client = three.client(three.config(commandTimeout, commandTimeout, WATCHDOG_TIMEOUT).build());
+        DistributedLock early = client.getRedLock(newName("backgroundConnect"));
+
+        // Longer than the old retry interval, so that the old code would have connected in there.
+        Duration watched = commandTimeout.multipliedBy(10).plusSeconds(1);
+        await().during(watched).atMost(watched.plusSeconds(3)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                .pollInSameThread().untilAsserted(() -> {
+                    long start = System.nanoTime();
+                    DistributedLock lock = client.getRedLock(name);
+                    long took = millisSince(start);
+                    assertTrue(took < prompt.toMillis(), "getRedLock waited " + took + " ms for a connect");
+                    assertTrue(lock.tryLock(Duration.ZERO, Duration.ofSeconds(10)), "a majority answers");
+                    lock.unlock();
+                });
+
+        three.get(2).resume();
+        // The same client, and a lock made while the master was not connected.
+        within(Duration.ofSeconds(15)).until(() -> {
+            early.lock(Duration.ofSeconds(10));
+            try {
+                return !three.holds(2, name).isEmpty();
+            } finally {
+                early.unlock();
+            }
+        });
+        within(Duration.ofSeconds(5)).until(() -> three.mastersHolding(name).isEmpty());
+    }
+
+    @Test
+    void closingTheClientWhileItConnectsToAMasterLeavesNoThreadOrConnectionBehind() {
+        Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
+        three.get(2).pause();
+        LockClient client = three.client(three.config(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build());
+        // The background connect to the paused master runs on a connector thread for its whole timeout.
+        within(Duration.ofSeconds(5)).until(() -> threadsStartedSince(before).stream()
+                .anyMatch(thread -> thread.startsWith("latchkey-redlock-connect")));
+
+        client.close();
+        three.get(2).resume(); // the connect in flight now succeeds: it must close what it opened
+
+        within(Duration.ofSeconds(15)).untilAsserted(() -> assertEquals(List.of(), threadsStartedSince(before),
+                "threads still alive after close()"));
+    }
+
+    /** @return the names of the client threads (Latchkey's and Lettuce's) started since {@code before} */
+    private static List<String> threadsStartedSince(Set<Thread> before) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(thread -> !before.contains(thread))
+                .map(Thread::getName)
+                .filter(thread -> thread.startsWith("latchkey-") || thread.startsWith("lettuce-"))
+                .sorted()
+                .toList();
     }
 
     @ParameterizedTest(name = "{0} masters")

@@ -156,7 +156,7 @@ class RedLockTest {
     }
 
     @Test
-    void aMasterUnreachableAtCreateCountsAsNotAnsweringUntilGetRedLockReachesIt() throws Exception {
+    void aMasterUnreachableAtCreateCountsAsNotAnsweringUntilTheClientReachesIt() throws Exception {
         masters.get(2).kill();
         LockClient client = masters.client(masters.config(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build());
         DistributedLock early = client.getRedLock(name);
@@ -167,7 +167,7 @@ class RedLockTest {
         assertFalse(early.isLocked());
 
         masters.get(2).restart();
-        // getRedLock connects again once the retry interval (ten command timeouts) has passed.
+        // The client keeps connecting in the background; new locks use the master once it has.
         within(Duration.ofSeconds(20)).until(() -> {
             DistributedLock lock = client.getRedLock(name);
             lock.lock(Duration.ofSeconds(10));

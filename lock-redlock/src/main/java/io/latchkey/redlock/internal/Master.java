@@ -3,6 +3,7 @@ package io.latchkey.redlock.internal;
 import io.latchkey.LockException;
 import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
@@ -13,22 +14,31 @@ import java.util.function.Function;
 
 /**
  * One master of a RedLock: the plain lock of the RedLock's name on that master, with the bound
- * on its answer to one acquire (its client's {@code redLockAttemptTimeout}). A master that could
- * not be reached when the lock was made has no lock: every call to it fails at once, so it
- * counts as a master that does not answer. Immutable.
+ * on its answer to one acquire (its client's {@code redLockAttemptTimeout}).
+ *
+ * <p>A master given as a plain lock ({@code RedLock.of}) always has it. A master of
+ * {@code getRedLock} has it once its {@link MasterConnection} is connected, which it asks anew on
+ * every call until then: while the connection is not up, every call to the master fails at once,
+ * so it counts as a master that does not answer in that try, and nobody waits for the connect.
+ * Thread-safe.
  */
 final class Master {
 
-    private final ReentrantLockProtocol protocol;
+    /** Null for a master given as a plain lock. */
+    private final MasterConnection connection;
+    private final String lockName;
     private final Duration attemptTimeout;
     private final String description;
-    private final LockException unreachable;
+    /** Null until the connection is up; then never changes. */
+    private volatile ReentrantLockProtocol protocol;
 
-    private Master(ReentrantLockProtocol protocol, Duration attemptTimeout, String description, LockException unreachable) {
-        this.protocol = protocol;
+    private Master(MasterConnection connection, String lockName, Duration attemptTimeout, String description,
+                   ReentrantLockProtocol protocol) {
+        this.connection = connection;
+        this.lockName = lockName;
         this.attemptTimeout = attemptTimeout;
         this.description = description;
-        this.unreachable = unreachable;
+        this.protocol = protocol;
     }
 
     /**
@@ -36,31 +46,35 @@ final class Master {
      * @param attemptTimeout the bound on this master's answer to one acquire
      */
     static Master of(ReentrantLockProtocol protocol, Duration attemptTimeout) {
-        return new Master(protocol, attemptTimeout, protocol.context().executor().toString(), null);
+        return new Master(null, protocol.name(), attemptTimeout, protocol.context().executor().toString(), protocol);
     }
 
     /**
-     * @param address the master's address
-     * @param attemptTimeout the bound its answers would have
-     * @param cause why it could not be connected to
+     * @param connection the master's connection, up or not
+     * @param lockName the RedLock's name
      */
-    static Master unreachable(String address, Duration attemptTimeout, LockException cause) {
-        return new Master(null, attemptTimeout, address, cause);
+    static Master over(MasterConnection connection, String lockName) {
+        return new Master(connection, lockName, connection.attemptTimeout(), connection.address(), null);
     }
 
-    /** @return false for a master that could not be reached when the lock was made */
-    boolean isReachable() {
-        return protocol != null;
-    }
-
-    /** @return the plain lock on this master; only for a reachable master */
+    /** @return the plain lock on this master, or null while its connection is not up; never blocks */
     ReentrantLockProtocol protocol() {
-        return protocol;
+        ReentrantLockProtocol plain = protocol;
+        if (plain == null && connection != null && connection.client() != null) {
+            synchronized (this) { // one plain lock per Master, as for a master given as a plain lock
+                plain = protocol;
+                if (plain == null) {
+                    plain = (ReentrantLockProtocol) ((LockFacade) connection.client().getLock(lockName)).protocol();
+                    protocol = plain;
+                }
+            }
+        }
+        return plain;
     }
 
     /** @return the master's client machinery, equal for every lock of one client; only for a reachable master */
     LockContext context() {
-        return protocol.context();
+        return protocol().context();
     }
 
     Duration attemptTimeout() {
@@ -83,14 +97,31 @@ final class Master {
         return call(plain -> plain.wakeups(owner));
     }
 
-    /** @return the query's answer from this master; fails at once for an unreachable one */
+    /**
+     * @param reply this master's reply to an acquire or a subscription
+     * @param <T> the reply type
+     * @return a copy of {@code reply} that fails with {@link java.util.concurrent.TimeoutException}
+     *     once the attempt timeout has passed without it, signalled on this master's client timer
+     */
+    <T> CompletableFuture<T> withinAttemptTimeout(CompletableFuture<T> reply) {
+        ReentrantLockProtocol plain = protocol();
+        if (reply.isDone() || plain == null) {
+            return reply.copy();
+        }
+        return AnswerDeadline.bound(reply, attemptTimeoutNanos(), plain.context().timer());
+    }
+
+    /** @return the query's answer from this master; fails at once while its connection is not up */
     <T> CompletableFuture<T> call(Function<ReentrantLockProtocol, CompletableFuture<T>> call) {
-        if (protocol == null) {
+        ReentrantLockProtocol plain = protocol();
+        if (plain == null) {
+            LockException why = connection.failure();
             return CompletableFuture.failedFuture(new LockException("RedLock master " + description
-                    + " could not be reached when this lock was made: " + unreachable.getMessage(), unreachable));
+                    + " is not connected; the client keeps trying in the background"
+                    + (why == null ? "" : ": " + why.getMessage()), why));
         }
         try {
-            return call.apply(protocol);
+            return call.apply(plain);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -106,24 +137,27 @@ final class Master {
      * @return the listener this owner's hold is renewed with on this master, or null if it is not
      */
     LeaseListener registered(long owner) {
-        if (protocol == null) {
+        ReentrantLockProtocol plain = protocol();
+        if (plain == null) {
             return null;
         }
-        LockContext context = context();
-        return context.renewer().listener(context.executor(), protocol.keys().lock(), context.field(owner));
+        LockContext context = plain.context();
+        return context.renewer().listener(context.executor(), plain.keys().lock(), context.field(owner));
     }
 
     /** Renews this owner's hold on this master with the watchdog, unless it already is. */
     void register(long owner, LeaseListener listener) {
-        LockContext context = context();
-        context.renewer().register(context.executor(), protocol.keys().lock(), context.field(owner), listener);
+        ReentrantLockProtocol plain = protocol();
+        LockContext context = plain.context();
+        context.renewer().register(context.executor(), plain.keys().lock(), context.field(owner), listener);
     }
 
     /** Stops renewing this owner's hold on this master if it is renewed with {@code listener}. */
     void cancel(long owner, LeaseListener listener) {
         if (registered(owner) == listener) {
-            LockContext context = context();
-            context.renewer().cancel(context.executor(), protocol.keys().lock(), context.field(owner));
+            ReentrantLockProtocol plain = protocol();
+            LockContext context = plain.context();
+            context.renewer().cancel(context.executor(), plain.keys().lock(), context.field(owner));
         }
     }
 

@@ -36,7 +36,11 @@ import org.slf4j.LoggerFactory;
  * as soon as they do. Re-entry needs nothing of its own: each master counts the owner's holds.
  *
  * <p>Renewal belongs to the masters' watchdogs; {@link QuorumLease} watches that a majority of
- * them keep succeeding. Queries answer what a majority says. Thread-safe; never blocks.
+ * them keep succeeding. Queries answer what a majority says.
+ *
+ * <p>Thread-safe; never blocks. Its futures complete on the thread that brings the last answer a
+ * decision waits for: a master client's I/O thread, or, when that answer is a master's attempt
+ * timeout, that client's timer thread (see {@link AnswerDeadline}), never a thread of the JDK's.
  */
 public final class RedLockProtocol implements LockProtocol {
 
@@ -59,12 +63,13 @@ public final class RedLockProtocol implements LockProtocol {
     private final long jitterNanos;
     private final LostLeaseListener lostLeaseListener;
 
-    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
+    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+                            LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
         this.majority = masters.size() / 2 + 1;
         this.watchdogTimeout = watchdogTimeout;
-        this.timer = masters.stream().filter(Master::isReachable).findFirst().orElseThrow().context().timer();
+        this.timer = timer;
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
@@ -113,18 +118,21 @@ public final class RedLockProtocol implements LockProtocol {
         }
         Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
                 .min(Comparator.naturalOrder()).orElseThrow();
-        return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout, lostLeaseListener);
+        return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout,
+                masters.get(0).context().timer(), lostLeaseListener);
     }
 
     /**
      * @param name the lock's name
-     * @param masters every configured master, a majority of them reachable
+     * @param masters every configured master, connected or not
      * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
+     * @param timer the client's timer, for the waits and checks of this lock
      * @param lostLeaseListener told after a renewed hold was lost and logged
      * @return the RedLock over them
      */
-    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, LostLeaseListener lostLeaseListener) {
-        return new RedLockProtocol(name, masters, watchdogTimeout, lostLeaseListener);
+    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+                              LostLeaseListener lostLeaseListener) {
+        return new RedLockProtocol(name, masters, watchdogTimeout, timer, lostLeaseListener);
     }
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
@@ -146,7 +154,7 @@ public final class RedLockProtocol implements LockProtocol {
         return majority;
     }
 
-    /** The timer of the first reachable master's client, for the waits and checks of this lock. */
+    /** The timer of one master's client, for the waits and checks of this lock. */
     Timer timer() {
         return timer;
     }
@@ -173,7 +181,7 @@ public final class RedLockProtocol implements LockProtocol {
         for (Master master : masters) {
             CompletableFuture<Long> reply = master.tryAcquire(owner, perMaster);
             sent.add(reply);
-            answers.add(reply.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
+            answers.add(master.withinAttemptTimeout(reply));
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                 .handle((ignored, failure) -> decide(owner, lease, startNanos + validNanos, sent, answers))
@@ -355,7 +363,7 @@ public final class RedLockProtocol implements LockProtocol {
         for (Master master : masters) {
             CompletableFuture<Wakeups> join = master.wakeups(owner);
             joins.add(join);
-            answers.add(join.copy().orTimeout(master.attemptTimeoutNanos(), TimeUnit.NANOSECONDS));
+            answers.add(master.withinAttemptTimeout(join));
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).handle((ignored, failure) -> {
             List<Wakeups> joined = new ArrayList<>(masters.size());

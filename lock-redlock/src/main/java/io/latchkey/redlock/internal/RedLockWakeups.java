@@ -4,6 +4,7 @@ import io.latchkey.LockException;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -24,7 +25,10 @@ final class RedLockWakeups implements Wakeups {
     private final List<Wakeups> masters;
     private final Timer timer;
     private final long jitterNanos;
-    private volatile Round round;
+    /** The wait in progress, or the last one. Guarded by this. */
+    private Round round;
+    /** An interrupt came while no wait was parked: the next wait ends at once. Guarded by this. */
+    private boolean interruptPending;
     private volatile boolean closed;
 
     /**
@@ -49,39 +53,49 @@ final class RedLockWakeups implements Wakeups {
 
     @Override
     public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
-        Round current = new Round(seenSequence, System.nanoTime() + timeoutNanos);
-        round = current;
-        if (closed) {
-            current.end(null);
-            return current.done;
-        }
+        long deadlineNanos = System.nanoTime() + timeoutNanos;
         long[] seen = new long[masters.size()];
         long sum = 0;
         for (int i = 0; i < seen.length; i++) {
             seen[i] = masters.get(i).sequence();
             sum += seen[i];
         }
+        Round current = new Round(seenSequence, deadlineNanos, seen);
+        boolean interrupted;
+        synchronized (this) {
+            round = current;
+            interrupted = interruptPending || closed;
+            interruptPending = false;
+        }
+        if (interrupted) {
+            current.end(null);
+            return current.done;
+        }
         if (sum != seenSequence) {
             current.signalled();
             return current.done;
         }
         current.endIn(timeoutNanos);
-        for (int i = 0; i < seen.length && !current.ending(); i++) {
-            Wakeups master = masters.get(i);
-            master.await(seen[i], timeoutNanos).whenComplete((ok, failure) -> current.masterWoke(failure));
-            if (current.ending()) {
-                master.interrupt(); // the round ended while this wait was being parked
-            }
-        }
+        current.listen(timeoutNanos);
         return current.done;
     }
 
+    /**
+     * Ends the parked wait, or, if none is parked (none yet, or the last one has ended), the next
+     * one as soon as it starts. Checked and recorded under this object's monitor, which
+     * {@link #await} also takes to publish its wait, so that one of the two always sees the other.
+     */
     @Override
     public void interrupt() {
-        Round current = round;
-        if (current != null) {
-            current.end(null);
+        Round current;
+        synchronized (this) {
+            current = round;
+            if (current == null || current.ending()) {
+                interruptPending = true;
+                return;
+            }
         }
+        current.end(null);
     }
 
     /** Hands on the unlock messages that woke this attempt, on each master that sent one. */
@@ -104,26 +118,67 @@ final class RedLockWakeups implements Wakeups {
         final CompletableFuture<Void> done = new CompletableFuture<>();
         private final long seenSequence;
         private final long deadlineNanos;
+        /** Each master's sequence when the round began. */
+        private final long[] seen;
+        /** Each master's wait in this round, once parked. Guarded by this. */
+        private final List<CompletableFuture<Void>> parked = new ArrayList<>();
         private boolean ending;
         private boolean signalled;
         private Timeout timeout;
 
-        Round(long seenSequence, long deadlineNanos) {
+        Round(long seenSequence, long deadlineNanos, long[] seen) {
             this.seenSequence = seenSequence;
             this.deadlineNanos = deadlineNanos;
+            this.seen = seen;
+            for (int i = 0; i < masters.size(); i++) {
+                parked.add(null);
+            }
         }
 
         synchronized boolean ending() {
             return ending;
         }
 
-        void masterWoke(Throwable failure) {
+        /** Parks a wait on every master, unless the round ends meanwhile. */
+        void listen(long timeoutNanos) {
+            for (int i = 0; i < seen.length && !ending(); i++) {
+                park(i, timeoutNanos);
+            }
+        }
+
+        /**
+         * Parks a wait on master {@code index}. A round that ended while it was being parked
+         * interrupts it here, as {@link #end} did not see it yet; one that the master already
+         * ended is not interrupted, since that interrupt would be kept for its next wait.
+         */
+        private void park(int index, long timeoutNanos) {
+            Wakeups master = masters.get(index);
+            CompletableFuture<Void> wait = master.await(seen[index], timeoutNanos);
+            boolean endedMeanwhile;
+            synchronized (this) {
+                parked.set(index, wait);
+                endedMeanwhile = ending;
+            }
+            if (endedMeanwhile && !wait.isDone()) {
+                master.interrupt();
+            }
+            wait.whenComplete((ok, failure) -> masterWoke(index, failure));
+        }
+
+        private void masterWoke(int index, Throwable failure) {
             if (failure != null) {
                 end(failure); // the master's client was closed
             } else if (sequence() != seenSequence) {
                 signalled();
-            } else {
-                end(null); // that master's own timeout: the round's has come too
+            } else if (!ending()) {
+                long leftNanos = deadlineNanos - System.nanoTime();
+                if (leftNanos > 0) {
+                    // No message and not this round's end: an interrupt the master kept from an
+                    // earlier wait. Its messages still count for the rest of this round.
+                    park(index, leftNanos);
+                } else {
+                    end(null); // that master's own timeout: the round's has come too
+                }
             }
         }
 
@@ -164,19 +219,31 @@ final class RedLockWakeups implements Wakeups {
             }
         }
 
+        /**
+         * Ends the round and the masters' waits that are still parked. A master wait that has
+         * already ended is left alone: an interrupt that finds no wait parked is kept for the
+         * master's next wait, which would then end the next round at once.
+         */
         void end(Throwable failure) {
             Timeout pending;
+            List<Integer> stillParked = new ArrayList<>(masters.size());
             synchronized (this) {
                 if (ending) {
                     return;
                 }
                 ending = true;
                 pending = timeout;
+                for (int i = 0; i < parked.size(); i++) {
+                    CompletableFuture<Void> wait = parked.get(i);
+                    if (wait != null && !wait.isDone()) {
+                        stillParked.add(i);
+                    }
+                }
             }
             if (pending != null) {
                 pending.cancel();
             }
-            masters.forEach(Wakeups::interrupt);
+            stillParked.forEach(index -> masters.get(index).interrupt());
             if (failure == null) {
                 done.complete(null);
             } else {
