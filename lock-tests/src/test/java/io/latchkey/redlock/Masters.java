@@ -78,10 +78,16 @@ final class Masters implements AutoCloseable {
         return plain;
     }
 
-    /** @return the lock hash on master {@code index}: field {@code <clientId>:<ownerId>} to hold count */
+    /**
+     * @return the hold counts in the lock hash on master {@code index}: field
+     *     {@code <clientId>:<ownerId>} to hold count, without the fields that remember each
+     *     owner's last call
+     */
     Map<String, String> holds(int index, String name) {
         try (StatefulRedisConnection<String, String> connection = connect(index)) {
-            return connection.sync().hgetall(name);
+            Map<String, String> holds = new java.util.HashMap<>(connection.sync().hgetall(name));
+            holds.keySet().removeIf(field -> field.endsWith(":call"));
+            return holds;
         }
     }
 
