@@ -70,8 +70,8 @@ public final class HoldCalls {
 
     /**
      * Releases one hold. The level stops counting for the watchdog at once; if Redis's answer is
-     * lost, the release fails with a {@link LockException} that says so, and is completed as soon
-     * as Redis answers again.
+     * lost, or Redis refused it for a passing reason (a failover), the release fails with a
+     * {@link LockException} that says so, and is completed as soon as Redis can take it.
      *
      * @param owner the owner id
      * @return completes when released; fails with {@link IllegalMonitorStateException} if the
@@ -85,11 +85,11 @@ public final class HoldCalls {
         context.renewer().releasing(context.executor(), lock, field);
         return unsettled.after(hold, () -> scripts.release(field, call, RELEASE)).handle((left, failure) -> {
             if (failure != null) {
-                if (!RedisFailures.isOutcomeUnknown(failure)) {
+                if (!RedisFailures.isOutcomeUnknown(failure) && !RedisFailures.isPassingRefusal(failure)) {
                     throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
                 }
                 unsettled.settleLater(hold, "release " + call, () -> scripts.release(field, call, RELEASE));
-                throw new LockException("unlock of lock '" + name + "' by owner " + owner + " may not have reached Redis ("
+                throw new LockException("unlock of lock '" + name + "' by owner " + owner + " did not complete ("
                         + RedisFailures.unwrap(failure).getMessage() + "); its lease is no longer renewed, and the release "
                         + "is completed as soon as Redis answers again: the caller need not retry", RedisFailures.unwrap(failure));
             }

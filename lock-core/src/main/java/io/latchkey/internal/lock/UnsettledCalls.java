@@ -80,7 +80,8 @@ public final class UnsettledCalls implements AutoCloseable {
      * @param hold the owner's hold
      * @param what names the call, for logs
      * @param settle sends the settling call; it must be idempotent. Once Redis answered it, with
-     *     an error reply too, the call counts as settled
+     *     an error reply too, the call counts as settled, unless the error is a passing one (a
+     *     failover, a loading server) that a later try can get past
      */
     public void settleLater(HoldId hold, String what, Supplier<CompletableFuture<?>> settle) {
         if (closed) {
@@ -180,8 +181,8 @@ public final class UnsettledCalls implements AutoCloseable {
                 reply = CompletableFuture.failedFuture(e);
             }
             reply = reply.handle((ok, failure) -> {
-                if (failure != null && !RedisFailures.isOutcomeUnknown(failure)) {
-                    // Redis answered: whatever it said, the call is settled; retrying would not change it.
+                if (failure != null && !RedisFailures.isOutcomeUnknown(failure) && !RedisFailures.isPassingRefusal(failure)) {
+                    // Redis answered for good: whatever it said, retrying would not change it.
                     log.warn("settling {} of {}: Redis refused it: {}", next.what, hold, failure.getMessage());
                     return null;
                 }

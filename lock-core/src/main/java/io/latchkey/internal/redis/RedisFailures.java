@@ -5,12 +5,16 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** The one place where failures of Redis calls become {@link LockException}s. */
 public final class RedisFailures {
+
+    private static final List<String> PASSING_REFUSALS =
+            List.of("CLUSTERDOWN", "TRYAGAIN", "LOADING", "READONLY", "MASTERDOWN", "BUSY");
 
     private RedisFailures() {
     }
@@ -63,6 +67,24 @@ public final class RedisFailures {
             }
         }
         return true;
+    }
+
+    /**
+     * @param failure a failure as a future reports it
+     * @return true if Redis refused the call for a passing reason and did not run it: a Cluster
+     *     slot without a master during a failover ({@code CLUSTERDOWN}), a slot in migration
+     *     ({@code TRYAGAIN}), a server loading its data ({@code LOADING}), a replica that is not
+     *     (yet) the master ({@code READONLY}, {@code MASTERDOWN}), a script running too long
+     *     ({@code BUSY}); the same call sent later can succeed
+     */
+    public static boolean isPassingRefusal(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandExecutionException) {
+                String message = String.valueOf(cause.getMessage());
+                return PASSING_REFUSALS.stream().anyMatch(message::startsWith);
+            }
+        }
+        return false;
     }
 
     /**

@@ -108,7 +108,7 @@ public final class FairLockProtocol implements LockProtocol {
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
         return leaveQueue(field).whenComplete((removed, failure) -> {
-            if (failure != null && RedisFailures.isOutcomeUnknown(failure)) {
+            if (failure != null && (RedisFailures.isOutcomeUnknown(failure) || RedisFailures.isPassingRefusal(failure))) {
                 context.unsettled().settleLater(context.hold(lock, owner), "leaving the queue", () -> leaveQueue(field));
             }
         }).thenApply(removed -> null);
