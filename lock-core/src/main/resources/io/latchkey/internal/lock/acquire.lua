@@ -10,8 +10,9 @@
 -- Cost: O(1).
 local lock, lease, owner, call = KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3]
 if redis.call('exists', lock) == 0 or redis.call('hexists', lock, owner) == 1 then
-    local count = redis.call('hincrby', lock, owner, 1)
+    -- The call's id first: a user whose ACL lacks HSET is refused before anything changed.
     redis.call('hset', lock, owner .. ':call', call)
+    local count = redis.call('hincrby', lock, owner, 1)
     if redis.call('pttl', lock) < lease then
         redis.call('pexpire', lock, lease)
     end

@@ -26,8 +26,9 @@ local max_evictions = 100
 
 -- One more hold for the caller; a re-entry never shortens the lease.
 local function grant()
-    local count = redis.call('hincrby', lock, caller, 1)
+    -- The call's id first: a user whose ACL lacks HSET is refused before anything changed.
     redis.call('hset', lock, caller .. ':call', call)
+    local count = redis.call('hincrby', lock, caller, 1)
     if redis.call('pttl', lock) < lease then
         redis.call('pexpire', lock, lease)
     end
