@@ -62,6 +62,10 @@ class AclTest {
         noScripts.set(2, "reader");
         noScripts.removeAll(List.of("+evalsha", "+eval"));
         redis.command(noScripts.toArray(String[]::new));
+        List<String> rulesOf01 = new ArrayList<>(setUser);
+        rulesOf01.set(2, "locker01");
+        rulesOf01.removeAll(List.of("+hset", "+hdel"));
+        redis.command(rulesOf01.toArray(String[]::new));
     }
 
     @AfterAll
@@ -126,5 +130,21 @@ class AclTest {
         ExecutionException failure = assertThrows(ExecutionException.class, () -> lock.lockAsync(1).get(5, TimeUnit.SECONDS));
         assertEquals(LockException.class, failure.getCause().getClass());
         assertTrue(failure.getCause().getMessage().contains("NOPERM"), failure.getCause().getMessage());
+    }
+
+    /**
+     * A user with 0.1's minimal ACL, which lacks HSET: the acquire is refused before it changes
+     * anything. Before the scripts wrote the call's id first, the hold count was written and the
+     * script then failed before PEXPIRE, leaving a lock that never expires.
+     */
+    @Test
+    void aUserWithoutHsetIsRefusedAndLeavesNoLockBehind() {
+        String name = "locks:" + UUID.randomUUID();
+        DistributedLock lock = connect("locker01", "s3cret", Duration.ofSeconds(10)).getLock(name);
+
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> lock.lockAsync(1).get(5, TimeUnit.SECONDS));
+
+        assertTrue(failure.getCause().getMessage().contains("can't run this command"), failure.getCause().getMessage());
+        assertEquals(0L, redis.command("EXISTS", name), "nothing was written");
     }
 }
