@@ -8,11 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.testing.RedisServer;
+import io.latchkey.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +27,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,6 +47,9 @@ class ClientCloseTest {
             "ForkJoinPool.commonPool", "process reaper", "Attach Listener", "Common-Cleaner",
             "Signal Dispatcher", "Finalizer", "Reference Handler", "Notification Thread",
             "Keep-Alive", "surefire", "junit", "awaitility");
+
+    /** Lettuce's pool threads: {@code lettuce-<kind>-<pool>-<thread>}, e.g. {@code lettuce-epollEventLoop-4-1}. */
+    private static final Pattern LETTUCE_POOL = Pattern.compile("lettuce-(?:epoll|nio|kqueue|ioUring)?(\\w+?)-(\\d+)-\\d+");
 
     private static RedisServer redis;
     private static RedisInspector inspector;
@@ -106,6 +115,45 @@ class ClientCloseTest {
                 .filter(n -> FOREIGN_THREAD_PREFIXES.stream().noneMatch(n::startsWith))
                 .sorted()
                 .toList();
+    }
+
+    /**
+     * One set of threads per client, however many Redis servers it talks to: before, every
+     * RedLock master was a whole client of its own (an address plus three masters ran four
+     * Latchkey timers, four Lettuce timers and four sets of event loops).
+     */
+    @Test
+    void aClientWithAnAddressAndThreeRedLockMastersRunsOneTimerAndOneSetOfEventLoops() {
+        try (RedisServers masters = RedisServers.start(3)) {
+            Set<Thread> before = liveThreads();
+            LockClient client = LockClient.create(LockConfig.builder().address(redis.uri())
+                    .redLockAddresses(masters.uris()).build());
+            DistributedLock plain = client.getLock(name);
+            DistributedLock red = client.getRedLock(name);
+            plain.lock();
+            red.lock();
+            CompletableFuture<Void> pending = pendingWait(client, name + ":held");
+
+            List<String> threads = threadsStartedSince(before);
+            assertEquals(List.of("latchkey-timer"), threads.stream().filter(n -> n.contains("timer")).map(n -> n.replaceAll("-\\d+", "")).toList(),
+                    "one timer, Latchkey's, which Lettuce uses too: " + threads);
+            Map<String, Set<String>> pools = new TreeMap<>();
+            for (String thread : threads) {
+                Matcher pool = LETTUCE_POOL.matcher(thread);
+                if (pool.matches()) {
+                    pools.computeIfAbsent(pool.group(1), kind -> new TreeSet<>()).add(pool.group(2));
+                }
+            }
+            assertEquals(1, pools.getOrDefault("EventLoop", Set.of()).size(), "one set of I/O event loops: " + threads);
+            pools.forEach((kind, instances) -> assertEquals(1, instances.size(), "one " + kind + " pool: " + threads));
+
+            plain.unlock();
+            red.unlock();
+            client.close();
+            within(Duration.ofSeconds(5)).until(pending::isDone);
+            within(Duration.ofSeconds(15)).untilAsserted(() -> assertEquals(List.of(), threadsStartedSince(before),
+                    "threads still alive after close()"));
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.LockProtocol;
+import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.wakeup.Wakeups;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -88,10 +89,10 @@ class CallerCompletedFutureTest {
         }
 
         @Override
-        public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+        public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
             return nextReply.get().thenApply(reply -> {
                 holds.incrementAndGet();
-                return reply;
+                return TryResult.acquired(TryResult.Renewal.NONE);
             });
         }
 

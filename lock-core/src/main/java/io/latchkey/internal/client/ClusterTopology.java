@@ -16,7 +16,6 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.DisconnectedEvent;
-import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +47,6 @@ final class ClusterTopology implements RedisTopology {
     static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofSeconds(1);
     private static final int SHARDED_PUBSUB_MAJOR_VERSION = 7;
 
-    private final ClientResources resources;
     private final RedisClusterClient client;
     private final StatefulRedisClusterConnection<String, String> connection;
     private final StatefulRedisClusterPubSubConnection<String, String> pubSub;
@@ -56,24 +54,23 @@ final class ClusterTopology implements RedisTopology {
     private final ShardedSubscriptions sharded;
     private final Disposable topologyChanges;
 
-    private ClusterTopology(ClientResources resources, RedisClusterClient client,
+    private ClusterTopology(SharedResources resources, RedisClusterClient client,
                             StatefulRedisClusterConnection<String, String> connection,
                             StatefulRedisClusterPubSubConnection<String, String> pubSub,
                             boolean useShardedPubSub, Duration commandTimeout, String where) {
-        this.resources = resources;
         this.client = client;
         this.connection = connection;
         this.pubSub = pubSub;
-        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.eventExecutorGroup());
+        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.timer());
         if (useShardedPubSub) {
             this.sharded = new ShardedSubscriptions(pubSub, client::getPartitions, client::refreshPartitionsAsync,
-                    resources.eventExecutorGroup());
+                    resources.timer());
             pubSub.setNodeMessagePropagation(true);
             pubSub.addListener(sharded);
         } else {
             this.sharded = null;
         }
-        this.topologyChanges = resources.eventBus().get().subscribe(event -> {
+        this.topologyChanges = resources.lettuce().eventBus().get().subscribe(event -> {
             if (event instanceof ClusterTopologyChangedEvent change) {
                 // Lettuce announces a change before it updates its own view, so the event's nodes decide.
                 connectToMasters(change.after());
@@ -88,11 +85,10 @@ final class ClusterTopology implements RedisTopology {
         });
     }
 
-    static ClusterTopology connect(List<String> seeds, LockConfig config) {
+    static ClusterTopology connect(List<String> seeds, LockConfig config, SharedResources resources) {
         List<RedisURI> uris = seeds.stream().map(seed -> ConnectionOptions.uri(seed, config)).toList();
         String where = uris.stream().map(RedisURI::toString).collect(Collectors.joining(", ", "cluster [", "]"));
-        ClientResources resources = ConnectionOptions.resources();
-        RedisClusterClient client = RedisClusterClient.create(resources, uris);
+        RedisClusterClient client = RedisClusterClient.create(resources.lettuce(), uris);
         ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
                 .enablePeriodicRefresh(PERIODIC_REFRESH)
                 // Every adaptive trigger is on by default since Lettuce 7; only their rate limit is ours.
@@ -111,7 +107,7 @@ final class ClusterTopology implements RedisTopology {
             log.debug("Connected to {}; unlock messages use {} pub/sub", where, useShardedPubSub ? "sharded" : "classic");
             return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where);
         } catch (RuntimeException e) {
-            shutdown(client, resources);
+            client.shutdown(0, 2, TimeUnit.SECONDS);
             throw ConnectionOptions.connectFailure(where, e);
         }
     }
@@ -194,11 +190,7 @@ final class ClusterTopology implements RedisTopology {
         }
         pubSub.close();
         connection.close();
-        shutdown(client, resources);
-    }
-
-    private static void shutdown(RedisClusterClient client, ClientResources resources) {
+        // The client's shared resources outlive this topology; the client closes them last.
         client.shutdown(0, 2, TimeUnit.SECONDS);
-        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
 }

@@ -8,9 +8,6 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
 import java.nio.channels.ClosedChannelException;
 import java.security.cert.CertificateException;
 import java.time.Duration;
@@ -22,7 +19,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 
 /**
@@ -41,9 +37,6 @@ final class ConnectionOptions {
 
     private static final int MAX_CAUSES = 50;
 
-    /** The longest pause between two attempts to reconnect: a lock client is useless while disconnected. */
-    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
-
     private ConnectionOptions() {
     }
 
@@ -54,20 +47,6 @@ final class ConnectionOptions {
     static Duration connectTimeout(LockConfig config) {
         Duration commandTimeout = config.commandTimeout();
         return commandTimeout.compareTo(MIN_CONNECT_TIMEOUT) > 0 ? commandTimeout : MIN_CONNECT_TIMEOUT;
-    }
-
-    /**
-     * @return two I/O and two computation threads, which a lock client's load never outgrows, and
-     *     reconnect attempts at most {@link #MAX_RECONNECT_DELAY} apart (Lettuce's default backs
-     *     off to 30 s, which would keep locks unusable long after a failover has finished); the
-     *     jitter keeps many clients from reconnecting in step
-     */
-    static ClientResources resources() {
-        return DefaultClientResources.builder()
-                .ioThreadPoolSize(2)
-                .computationThreadPoolSize(2)
-                .reconnectDelay(Delay.equalJitter(Duration.ZERO, MAX_RECONNECT_DELAY, 10, TimeUnit.MILLISECONDS))
-                .build();
     }
 
     /**

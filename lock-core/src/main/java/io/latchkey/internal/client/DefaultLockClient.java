@@ -3,15 +3,17 @@ package io.latchkey.internal.client;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.internal.client.LockKindProvider.Kind;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
-import io.netty.util.HashedWheelTimer;
-import io.netty.util.concurrent.DefaultThreadFactory;
-import java.util.HashMap;
+import io.netty.util.Timer;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,34 +24,36 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The {@link LockClient}: one topology's connections, one timer, one watchdog, and the lock kinds
- * of other modules opened on first use. Thread-safe.
+ * The {@link LockClient}: one set of {@link SharedResources} (one timer, one set of event loops),
+ * one watchdog and one record of unsettled calls, shared by the client's own Redis and every
+ * further Redis a lock kind connects to (RedLock masters); and the lock kinds of other modules,
+ * opened through a {@link KindContext} on first use. Thread-safe.
  */
 public final class DefaultLockClient implements LockClient {
 
-    /** Fine enough for wait bounds measured in milliseconds, coarse enough to cost nothing idle. */
-    private static final long TIMER_TICK_MILLIS = 10;
-
     private final LockConfig config;
-    private final HashedWheelTimer timer;
-    private final RedisTopology topology;
-    private final LockContext context;
-    private final Map<String, LockKind> kinds = new HashMap<>();
+    private final SharedResources resources;
+    private final String clientId = UUID.randomUUID().toString();
+    private final LeaseRenewer renewer;
+    private final UnsettledCalls unsettled;
+    private final Kinds kindContext = new Kinds();
+    /** The client's own Redis; null if only RedLock masters are configured. */
+    private final Connected own;
+    /** Guarded by this: every Redis this client connected to, its own first. */
+    private final List<Connected> connected = new ArrayList<>();
+    /** Held while a kind is being opened. */
+    private final Object opening = new Object();
+    /** Guarded by this. */
+    private final Map<Kind, LockKind> kinds = new EnumMap<>(Kind.class);
+    /** Guarded by this. */
     private boolean closed;
 
-    private DefaultLockClient(LockConfig config, HashedWheelTimer timer, RedisTopology topology) {
+    private DefaultLockClient(LockConfig config, SharedResources resources, RedisTopology topology) {
         this.config = config;
-        this.timer = timer;
-        this.topology = topology;
-        if (topology == null) {
-            this.context = null;
-        } else {
-            UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), timer);
-            topology.listen(subscriptions);
-            this.context = new LockContext(UUID.randomUUID().toString(), config, topology.executor(), subscriptions,
-                    new LeaseRenewer(timer, config.watchdogTimeout()), timer, topology.publishCommand(),
-                    new UnsettledCalls(timer));
-        }
+        this.resources = resources;
+        this.renewer = new LeaseRenewer(resources.timer(), config.watchdogTimeout());
+        this.unsettled = new UnsettledCalls(resources.timer());
+        this.own = topology == null ? null : attach(topology);
     }
 
     /**
@@ -60,90 +64,78 @@ public final class DefaultLockClient implements LockClient {
      */
     public static DefaultLockClient connect(LockConfig config) {
         Objects.requireNonNull(config, "config");
-        HashedWheelTimer timer = new HashedWheelTimer(new DefaultThreadFactory("latchkey-timer", true),
-                TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS, 512);
+        SharedResources resources = SharedResources.create();
+        DefaultLockClient client;
         try {
-            RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config))
+            RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config, resources))
                     .orElse(null);
             if (topology == null && !config.clusterAddresses().isEmpty()) {
-                topology = ClusterTopology.connect(config.clusterAddresses(), config);
+                topology = ClusterTopology.connect(config.clusterAddresses(), config, resources);
             }
-            DefaultLockClient client = new DefaultLockClient(config, timer, topology);
-            if (!config.redLockAddresses().isEmpty()) {
-                // Fails now, as a client of an unreachable address does, not at the first getRedLock.
-                try {
-                    client.provider(LockKindProvider.RED).ifPresent(provider -> client.open(LockKindProvider.RED, provider));
-                } catch (RuntimeException e) {
-                    client.close();
-                    throw e;
-                }
-            }
-            return client;
+            client = new DefaultLockClient(config, resources, topology);
         } catch (RuntimeException e) {
-            timer.stop();
+            resources.close();
             throw e;
         }
-    }
-
-    /** @return the configuration */
-    public LockConfig config() {
-        return config;
-    }
-
-    /** @return the shared machinery of Redis-backed locks; empty if only RedLock masters are configured */
-    public Optional<LockContext> context() {
-        return Optional.ofNullable(context);
+        if (!config.redLockAddresses().isEmpty()) {
+            // Fails now, as a client of an unreachable address does, not at the first getRedLock.
+            try {
+                if (provider(Kind.RED).isPresent()) {
+                    client.kind(Kind.RED);
+                }
+            } catch (RuntimeException e) {
+                client.close();
+                throw e;
+            }
+        }
+        return client;
     }
 
     @Override
     public DistributedLock getLock(String name) {
-        return new LockFacade(new ReentrantLockProtocol(requireName(name), requireContext()));
+        return new LockFacade(new ReentrantLockProtocol(requireName(name), kindContext.lockContext()));
     }
 
     @Override
     public DistributedLock getFairLock(String name) {
-        return kind(LockKindProvider.FAIR, "io.latchkey:lock-fair").lock(requireName(name));
+        return kind(Kind.FAIR).lock(requireName(name));
     }
 
     @Override
     public DistributedLock getRedLock(String name) {
-        return kind(LockKindProvider.RED, "io.latchkey:lock-redlock").lock(requireName(name));
+        return kind(Kind.RED).lock(requireName(name));
     }
 
-    /**
-     * @return the context of Redis-backed locks
-     * @throws IllegalStateException if no single address or cluster is configured
-     */
-    public LockContext requireContext() {
-        if (context == null) {
-            throw new IllegalStateException("no Redis address configured: set LockConfig address or clusterAddresses");
-        }
-        return context;
-    }
-
-    private synchronized LockKind kind(String kind, String artifact) {
-        if (closed) {
+    private LockKind kind(Kind kind) {
+        // Opening may connect (RedLock masters) and so block: it runs under its own monitor, one
+        // kind at a time, never under this client's, so that close() never waits for it.
+        synchronized (opening) {
+            synchronized (this) {
+                requireOpen();
+                LockKind open = kinds.get(kind);
+                if (open != null) {
+                    return open;
+                }
+            }
+            LockKind opened = provider(kind).orElseThrow(
+                    () -> new IllegalStateException("this lock kind needs " + kind.artifact() + " on the class path"))
+                    .open(kindContext);
+            synchronized (this) {
+                if (!closed) {
+                    kinds.put(kind, opened);
+                    return opened;
+                }
+            }
+            opened.close();
             throw new IllegalStateException("the LockClient is closed");
         }
-        LockKind open = kinds.get(kind);
-        if (open == null) {
-            open = open(kind, provider(kind).orElseThrow(
-                    () -> new IllegalStateException("this lock kind needs " + artifact + " on the class path")));
-        }
-        return open;
     }
 
-    private Optional<LockKindProvider> provider(String kind) {
+    private static Optional<LockKindProvider> provider(Kind kind) {
         return ServiceLoader.load(LockKindProvider.class, LockKindProvider.class.getClassLoader()).stream()
                 .map(ServiceLoader.Provider::get)
-                .filter(candidate -> candidate.kind().equals(kind))
+                .filter(candidate -> candidate.kind() == kind)
                 .findFirst();
-    }
-
-    private synchronized LockKind open(String kind, LockKindProvider provider) {
-        LockKind open = provider.open(this);
-        kinds.put(kind, open);
-        return open;
     }
 
     private static String requireName(String name) {
@@ -154,37 +146,60 @@ public final class DefaultLockClient implements LockClient {
         return name;
     }
 
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("the LockClient is closed");
+        }
+    }
+
+    /** Wires a connected topology to this client's shared machinery. */
+    private Connected attach(RedisTopology topology) {
+        UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), resources.timer());
+        topology.listen(subscriptions);
+        LockContext context = new LockContext(clientId, config, topology.executor(), subscriptions, renewer,
+                resources.timer(), topology.publishCommand(), unsettled);
+        Connected attached = new Connected(topology, context);
+        synchronized (this) {
+            if (!closed) {
+                connected.add(attached);
+                return attached;
+            }
+        }
+        attached.close();
+        throw new IllegalStateException("the LockClient is closed");
+    }
+
     @Override
     public void close() {
+        List<LockKind> openKinds;
+        List<Connected> open;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
+            openKinds = new ArrayList<>(kinds.values());
+            open = new ArrayList<>(connected);
         }
-        kinds.values().forEach(LockKind::close);
-        if (context != null) {
-            context.renewer().close();
-            settleOnceMore(context);
-            context.subscriptions().close();
-        }
-        // Only after the subscriptions: HashedWheelTimer.stop() drops the timeouts it has not run,
-        // so a wait bounded by one would never end; closing the subscriptions has failed every
-        // pending wait, and fails every wait parked later by a try still in flight, with a LockException.
-        timer.stop();
-        if (topology != null) {
-            topology.close();
-        }
+        openKinds.forEach(LockKind::close);
+        renewer.close();
+        settleOnceMore(open);
+        open.forEach(Connected::close);
+        resources.close();
     }
 
     /**
      * Gives calls whose outcome is unknown one last chance, bounded by a round trip, so that a
      * client closed right after a failed unlock does not leave its lock to run out its lease.
      */
-    private static void settleOnceMore(LockContext context) {
-        long boundNanos = context.executor().commandTimeout().toNanos() * 2;
+    private void settleOnceMore(List<Connected> open) {
+        if (open.isEmpty()) {
+            unsettled.close();
+            return;
+        }
+        long boundNanos = config.commandTimeout().toNanos() * 2;
         try {
-            context.unsettled().closeAsync().get(boundNanos, TimeUnit.NANOSECONDS);
+            unsettled.closeAsync().get(boundNanos, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
@@ -195,5 +210,45 @@ public final class DefaultLockClient implements LockClient {
     @Override
     public String toString() {
         return "LockClient{" + config + '}';
+    }
+
+    /** One connected Redis: its connections and the lock machinery on them. */
+    private record Connected(RedisTopology topology, LockContext context) {
+
+        /** Fails every wait on it, then closes its connections. */
+        void close() {
+            context.subscriptions().close();
+            topology.close();
+        }
+    }
+
+    /** The client as its lock kinds see it. */
+    private final class Kinds implements KindContext {
+
+        @Override
+        public LockConfig config() {
+            return config;
+        }
+
+        @Override
+        public LockContext lockContext() {
+            if (own == null) {
+                throw new IllegalStateException("no Redis address configured: set LockConfig address or clusterAddresses");
+            }
+            return own.context();
+        }
+
+        @Override
+        public LockContext connect(String address) {
+            synchronized (DefaultLockClient.this) {
+                requireOpen();
+            }
+            return attach(StandaloneTopology.connect(address, config, resources)).context();
+        }
+
+        @Override
+        public Timer timer() {
+            return resources.timer();
+        }
     }
 }

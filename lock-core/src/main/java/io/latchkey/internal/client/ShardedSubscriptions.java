@@ -8,6 +8,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.netty.util.Timer;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -18,8 +19,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -56,7 +55,7 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
     private final StatefulRedisClusterPubSubConnection<String, String> pubSub;
     private final Supplier<Partitions> currentTopology;
     private final Supplier<CompletionStage<?>> refreshTopology;
-    private final ScheduledExecutorService scheduler;
+    private final Timer scheduler;
     /** Channel to its live subscription; guarded by {@code this}. */
     private final Map<String, Subscription> channels = new HashMap<>();
     /** {@code host:port} of nodes whose connections are down now. */
@@ -69,10 +68,11 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
      *     listeners, and node message propagation must be on
      * @param currentTopology the client's current view of the cluster
      * @param refreshTopology asks the client to refresh its view now
-     * @param scheduler schedules topology refreshes while a channel has no reachable master
+     * @param scheduler the client's timer, which schedules topology refreshes while a channel has
+     *     no reachable master
      */
     ShardedSubscriptions(StatefulRedisClusterPubSubConnection<String, String> pubSub, Supplier<Partitions> currentTopology,
-                         Supplier<CompletionStage<?>> refreshTopology, ScheduledExecutorService scheduler) {
+                         Supplier<CompletionStage<?>> refreshTopology, Timer scheduler) {
         this.pubSub = pubSub;
         this.currentTopology = currentTopology;
         this.refreshTopology = refreshTopology;
@@ -199,7 +199,7 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
 
     private void scheduleWatch() {
         try {
-            scheduler.schedule(() -> refreshTopology.get().whenComplete((ok, failure) -> {
+            scheduler.newTimeout(due -> refreshTopology.get().whenComplete((ok, failure) -> {
                 Partitions topology = currentTopology.get();
                 reroute(topology);
                 if (closed || everyChannelHealthy(topology)) {
@@ -208,7 +208,7 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
                     scheduleWatch();
                 }
             }), WATCH_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException clientClosing) {
+        } catch (IllegalStateException clientClosing) {
             watching.set(false);
         }
     }

@@ -10,7 +10,6 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -23,34 +22,31 @@ import java.util.concurrent.TimeUnit;
  */
 final class StandaloneTopology implements RedisTopology {
 
-    private final ClientResources resources;
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
     private final StatefulRedisPubSubConnection<String, String> pubSub;
     private final RedisExecutor executor;
 
-    private StandaloneTopology(ClientResources resources, RedisClient client,
+    private StandaloneTopology(RedisClient client,
                                StatefulRedisConnection<String, String> connection,
                                StatefulRedisPubSubConnection<String, String> pubSub, Duration commandTimeout, String where) {
-        this.resources = resources;
         this.client = client;
         this.connection = connection;
         this.pubSub = pubSub;
         this.executor = new RedisExecutor(connection.async(), commandTimeout, where);
     }
 
-    static StandaloneTopology connect(String address, LockConfig config) {
+    static StandaloneTopology connect(String address, LockConfig config, SharedResources resources) {
         RedisURI uri = ConnectionOptions.uri(address, config);
-        ClientResources resources = ConnectionOptions.resources();
-        RedisClient client = RedisClient.create(resources, uri);
+        RedisClient client = RedisClient.create(resources.lettuce(), uri);
         client.setOptions(ConnectionOptions.apply(ClientOptions.builder(), config).build());
         String where = uri.toString();
         try {
             StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
             StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-            return new StandaloneTopology(resources, client, connection, pubSub, config.commandTimeout(), where);
+            return new StandaloneTopology(client, connection, pubSub, config.commandTimeout(), where);
         } catch (RuntimeException e) {
-            shutdown(client, resources);
+            client.shutdown(0, 2, TimeUnit.SECONDS);
             throw ConnectionOptions.connectFailure(where, e);
         }
     }
@@ -81,11 +77,7 @@ final class StandaloneTopology implements RedisTopology {
     public void close() {
         pubSub.close();
         connection.close();
-        shutdown(client, resources);
-    }
-
-    private static void shutdown(RedisClient client, ClientResources resources) {
+        // The client's shared resources outlive this topology; the client closes them last.
         client.shutdown(0, 2, TimeUnit.SECONDS);
-        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
 }

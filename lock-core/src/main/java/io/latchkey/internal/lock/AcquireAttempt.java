@@ -20,7 +20,7 @@ final class AcquireAttempt {
     private static final long FOREVER = Long.MAX_VALUE;
     private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final LockProtocol protocol;
+    private final AcquireProtocol protocol;
     private final long owner;
     private final Lease lease;
     private final long deadlineNanos;
@@ -30,7 +30,7 @@ final class AcquireAttempt {
     /** Set by the one {@link #cancel} that gives a granted hold back: a second must not release another level. */
     private final AtomicBoolean handedBack = new AtomicBoolean();
 
-    private AcquireAttempt(LockProtocol protocol, long owner, Lease lease, long waitNanos) {
+    private AcquireAttempt(AcquireProtocol protocol, long owner, Lease lease, long waitNanos) {
         this.protocol = protocol;
         this.owner = owner;
         this.lease = lease;
@@ -41,7 +41,7 @@ final class AcquireAttempt {
      * @param waitNanos the longest wait, or {@link Long#MAX_VALUE} to wait as long as it takes
      * @return the running attempt
      */
-    static AcquireAttempt start(LockProtocol protocol, long owner, Lease lease, long waitNanos) {
+    static AcquireAttempt start(AcquireProtocol protocol, long owner, Lease lease, long waitNanos) {
         AcquireAttempt attempt = new AcquireAttempt(protocol, owner, lease, waitNanos);
         attempt.wakeups = protocol.wakeupsIfWaitedFor(owner);
         attempt.result.whenComplete((acquired, failure) -> {
@@ -94,20 +94,23 @@ final class AcquireAttempt {
         }
         Wakeups current = wakeups;
         long seen = current == null ? 0 : current.sequence();
-        protocol.tryAcquire(owner, lease).whenComplete((waitMillis, failure) -> {
+        protocol.tryAcquire(owner, lease).whenComplete((answer, failure) -> {
             try {
-                afterTry(waitMillis, failure, seen);
+                afterTry(answer, failure, seen);
             } catch (RuntimeException e) {
                 fail(e);
             }
         });
     }
 
-    private void afterTry(Long waitMillis, Throwable failure, long seen) {
+    private void afterTry(TryResult answer, Throwable failure, long seen) {
         if (failure != null) {
             // A try whose answer was lost is settled by the protocol itself (undone once Redis answers).
             fail(failure);
-        } else if (waitMillis == null) {
+        } else if (answer.acquired()) {
+            // Every grant goes to the watchdog here, also one given back below at once: the
+            // release then undoes exactly this level.
+            answer.renewal().start();
             acquired();
         } else if (result.isDone()) {
             giveUp();
@@ -123,7 +126,7 @@ final class AcquireAttempt {
                 }
             });
         } else {
-            CompletableFuture<Void> woken = wakeups.await(seen, waitBound(waitMillis));
+            CompletableFuture<Void> woken = wakeups.await(seen, waitBound(answer.waitMillis()));
             if (result.isDone()) {
                 // Cancelled after the check above but before the wait was parked: the cancel's
                 // interrupt found no wait to end, so end this one, or it sits out its whole bound.

@@ -12,8 +12,9 @@ import java.util.concurrent.CompletionException;
  * The calls that change an owner's hold count in a lock hash, for the lock kinds whose holds
  * are such a count (plain and fair). Each call is sent behind the owner's unsettled calls,
  * carries an id that the scripts remember beside the hold, is settled by {@link UnsettledCalls}
- * when its answer is lost, and keeps the watchdog in step: a granted level is recorded with its
- * lease, and a level stops counting for renewal the moment its release is asked for.
+ * when its answer is lost, and keeps the watchdog in step: a grant's renewal records the level
+ * with its lease (the acquire loop starts it), and a level stops counting for renewal the moment
+ * its release is asked for.
  * Thread-safe.
  */
 public final class HoldCalls {
@@ -44,9 +45,9 @@ public final class HoldCalls {
      *
      * @param owner the owner id
      * @param lease the lease to take; a re-entry never shortens the hold's lease
-     * @return null once the owner holds the lock, else the bound on the wait the script answered
+     * @return the try's result; a grant's renewal records the level with the watchdog
      */
-    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
         String field = context.field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
@@ -61,10 +62,10 @@ public final class HoldCalls {
         }).thenApply(reply -> {
             long value = (Long) reply.get(1);
             if ((Long) reply.get(0) == 0L) {
-                return value;
+                return TryResult.busy(value);
             }
-            context.renewer().granted(context.executor(), lock, field, lease.renewed(), value, LeaseListener.LOG);
-            return null;
+            return TryResult.acquired(() -> context.renewer()
+                    .granted(context.executor(), lock, field, lease.renewed(), value, LeaseListener.LOG));
         });
     }
 

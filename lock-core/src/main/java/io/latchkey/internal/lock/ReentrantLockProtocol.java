@@ -62,7 +62,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
         return holds.tryAcquire(owner, lease);
     }
 

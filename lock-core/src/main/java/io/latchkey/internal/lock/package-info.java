@@ -1,5 +1,25 @@
 /**
- * The lock machinery shared by every lock kind: one acquire loop, the blocking facade, and the
- * reentrant hash lock. Internal: may change without notice.
+ * The lock machinery shared by every lock kind. Internal: may change without notice.
+ *
+ * <h2>Shape</h2>
+ * <ul>
+ *   <li>{@link io.latchkey.internal.lock.LockFacade}: the one {@code DistributedLock}
+ *       implementation. It validates arguments, picks owner and lease, and gives the blocking
+ *       methods their interrupt semantics by waiting on futures.</li>
+ *   <li>{@link io.latchkey.internal.lock.AcquireAttempt}: the one acquire loop, a chain of
+ *       futures. It asks an {@link io.latchkey.internal.lock.AcquireProtocol} for one try at a
+ *       time, waits between tries on the kind's wake-ups, and hands every grant's
+ *       {@link io.latchkey.internal.lock.TryResult.Renewal} to the watchdog: renewal starts in
+ *       this one place for every kind.</li>
+ *   <li>A lock kind is an {@code AcquireProtocol} (try, release, give up, wake-ups) plus
+ *       {@link io.latchkey.internal.lock.LockQueries}; together a
+ *       {@link io.latchkey.internal.lock.LockProtocol}. A new kind implements those and touches
+ *       neither the loop nor the facade.</li>
+ *   <li>{@link io.latchkey.internal.lock.HoldCalls}: for kinds whose holds are a count in a lock
+ *       hash (plain, fair): every call carries an id the scripts remember, and one whose answer
+ *       was lost is settled by {@link io.latchkey.internal.lock.UnsettledCalls}.</li>
+ *   <li>{@link io.latchkey.internal.lock.LockKeys}: the Redis names of one lock, all in one
+ *       Cluster slot whatever the name.</li>
+ * </ul>
  */
 package io.latchkey.internal.lock;

@@ -6,10 +6,9 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -33,7 +32,7 @@ public final class RedisExecutor {
     private final String description;
     private final ToIntFunction<String> shardOfKey;
     /** Schedules retries of TRYAGAIN replies in a Cluster; null where they cannot occur. */
-    private final ScheduledExecutorService retryScheduler;
+    private final Timer retryScheduler;
 
     /**
      * An executor for one server, where any keys may share a script call.
@@ -47,7 +46,7 @@ public final class RedisExecutor {
     }
 
     private RedisExecutor(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout, String description,
-                          ToIntFunction<String> shardOfKey, ScheduledExecutorService retryScheduler) {
+                          ToIntFunction<String> shardOfKey, Timer retryScheduler) {
         this.commands = commands;
         this.commandTimeout = commandTimeout;
         this.description = description;
@@ -64,11 +63,11 @@ public final class RedisExecutor {
      * @param commands async commands of a cluster connection, which follows MOVED and ASK itself
      * @param commandTimeout the timeout the connection enforces
      * @param description where this executor points, for logs
-     * @param retryScheduler schedules the retries; only schedules, never blocks
+     * @param retryScheduler the client's timer, which schedules the retries
      * @return the executor
      */
     public static RedisExecutor forCluster(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout,
-                                           String description, ScheduledExecutorService retryScheduler) {
+                                           String description, Timer retryScheduler) {
         return new RedisExecutor(commands, commandTimeout, description, SlotHash::getSlot, retryScheduler);
     }
 
@@ -89,16 +88,29 @@ public final class RedisExecutor {
     }
 
     private <T> CompletableFuture<T> evalOnce(Script script, ScriptOutputType type, String[] keys, String... args) {
-        CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
+        CompletableFuture<T> bySha = dispatch(() -> commands.<T>evalsha(script.sha1(), type, keys, args));
         return bySha.handle((reply, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(reply);
             }
             if (RedisFailures.unwrap(failure) instanceof RedisNoScriptException) {
-                return commands.<T>eval(script.text(), type, keys, args).toCompletableFuture();
+                return dispatch(() -> commands.<T>eval(script.text(), type, keys, args));
             }
             return CompletableFuture.<T>failedFuture(failure);
         }).thenCompose(Function.identity());
+    }
+
+    /**
+     * Hands one command to the connection. Lettuce throws, rather than failing the future, when
+     * the command cannot even be written (its timer stopped as the client closes): the command
+     * never left, so its outcome is known, and the caller gets a failed future like any other.
+     */
+    private static <T> CompletableFuture<T> dispatch(Supplier<RedisFuture<T>> command) {
+        try {
+            return command.get().toCompletableFuture();
+        } catch (RuntimeException notWritten) {
+            return CompletableFuture.failedFuture(new RedisFailures.NotSent(notWritten));
+        }
     }
 
     private <T> CompletableFuture<T> retryingTryAgain(Supplier<CompletableFuture<T>> call) {
@@ -119,7 +131,7 @@ public final class RedisExecutor {
             }
             CompletableFuture<T> retried = new CompletableFuture<>();
             try {
-                retryScheduler.schedule(() -> attempt(call, deadlineNanos, Math.min(delayMillis * 2, MAX_RETRY_DELAY_MILLIS))
+                retryScheduler.newTimeout(due -> attempt(call, deadlineNanos, Math.min(delayMillis * 2, MAX_RETRY_DELAY_MILLIS))
                         .whenComplete((again, againFailure) -> {
                             if (againFailure == null) {
                                 retried.complete(again);
@@ -127,7 +139,7 @@ public final class RedisExecutor {
                                 retried.completeExceptionally(againFailure);
                             }
                         }), delayMillis, TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException clientClosing) {
+            } catch (IllegalStateException clientClosing) {
                 return CompletableFuture.<T>failedFuture(failure);
             }
             return retried;
@@ -148,7 +160,7 @@ public final class RedisExecutor {
      * @return the reply
      */
     public <T> CompletableFuture<T> call(String lockName, Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
-        CompletableFuture<T> reply = retryingTryAgain(() -> command.apply(commands).toCompletableFuture());
+        CompletableFuture<T> reply = retryingTryAgain(() -> dispatch(() -> command.apply(commands)));
         return reply.exceptionallyCompose(failure -> failed(lockName, failure));
     }
 

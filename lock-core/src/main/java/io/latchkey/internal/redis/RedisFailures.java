@@ -62,7 +62,8 @@ public final class RedisFailures {
      */
     public static boolean isOutcomeUnknown(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof RedisCommandExecutionException || cause instanceof IllegalMonitorStateException) {
+            if (cause instanceof RedisCommandExecutionException || cause instanceof IllegalMonitorStateException
+                    || cause instanceof NotSent) {
                 return false;
             }
         }
@@ -85,6 +86,16 @@ public final class RedisFailures {
             }
         }
         return false;
+    }
+
+    /** A command that never left the client: the connection would not even take it. */
+    static final class NotSent extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        NotSent(Throwable cause) {
+            super("the command was not sent: " + cause.getMessage(), cause);
+        }
     }
 
     /**

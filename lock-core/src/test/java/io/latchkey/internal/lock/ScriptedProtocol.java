@@ -62,13 +62,14 @@ final class ScriptedProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
         CompletableFuture<Long> answer = new CompletableFuture<>();
         synchronized (this) {
             unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);
             tries.merge(owner, 1, Integer::sum);
         }
-        return answer;
+        // The test answers null for a grant, else the wait bound.
+        return answer.thenApply(wait -> wait == null ? TryResult.acquired(TryResult.Renewal.NONE) : TryResult.busy(wait));
     }
 
     @Override

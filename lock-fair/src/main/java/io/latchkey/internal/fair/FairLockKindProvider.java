@@ -1,27 +1,27 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.DistributedLock;
-import io.latchkey.internal.client.DefaultLockClient;
+import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.client.LockKind;
 import io.latchkey.internal.client.LockKindProvider;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 
 /**
- * Plugs the fair lock into {@link DefaultLockClient#getFairLock(String)} through
+ * Plugs the fair lock into {@code LockClient.getFairLock} through
  * {@link java.util.ServiceLoader}. Thread-safe; a public no-argument constructor, as the
  * service loader needs.
  */
 public final class FairLockKindProvider implements LockKindProvider {
 
     @Override
-    public String kind() {
-        return FAIR;
+    public Kind kind() {
+        return Kind.FAIR;
     }
 
     @Override
-    public LockKind open(DefaultLockClient client) {
-        return new FairLockKind(client.requireContext());
+    public LockKind open(KindContext client) {
+        return new FairLockKind(client.lockContext());
     }
 
     /** Fair locks of one client; they keep no state of their own, so there is nothing to close. */

@@ -6,6 +6,7 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.RedisFailures;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
@@ -94,7 +95,7 @@ public final class FairLockProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
         return holds.tryAcquire(owner, lease);
     }
 

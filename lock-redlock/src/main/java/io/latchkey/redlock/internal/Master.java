@@ -3,7 +3,6 @@ package io.latchkey.redlock.internal;
 import io.latchkey.LockException;
 import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
@@ -60,11 +59,11 @@ final class Master {
     /** @return the plain lock on this master, or null while its connection is not up; never blocks */
     ReentrantLockProtocol protocol() {
         ReentrantLockProtocol plain = protocol;
-        if (plain == null && connection != null && connection.client() != null) {
+        if (plain == null && connection != null && connection.context() != null) {
             synchronized (this) { // one plain lock per Master, as for a master given as a plain lock
                 plain = protocol;
                 if (plain == null) {
-                    plain = (ReentrantLockProtocol) ((LockFacade) connection.client().getLock(lockName)).protocol();
+                    plain = new ReentrantLockProtocol(lockName, connection.context());
                     protocol = plain;
                 }
             }
@@ -85,8 +84,13 @@ final class Master {
         return attemptTimeout.toNanos();
     }
 
+    /**
+     * @return null if granted, else the holder's remaining lease on this master (negative if
+     *     unknown); the grant's own renewal is not started: {@link QuorumLease} renews RedLock
+     *     holds on every master
+     */
     CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
-        return call(plain -> plain.tryAcquire(owner, lease));
+        return call(plain -> plain.tryAcquire(owner, lease)).thenApply(answer -> answer.acquired() ? null : answer.waitMillis());
     }
 
     CompletableFuture<Void> release(long owner) {

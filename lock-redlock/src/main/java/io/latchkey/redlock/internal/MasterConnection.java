@@ -2,7 +2,8 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.internal.client.DefaultLockClient;
+import io.latchkey.internal.client.KindContext;
+import io.latchkey.internal.lock.LockContext;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -13,18 +14,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One configured master of a client's RedLocks, and the internal client connected to it once it
- * could be.
+ * One configured master of a client's RedLocks, and the client's connection to it once it could
+ * be made. The connection shares the client's event loops, timer and watchdog
+ * ({@link KindContext#connect}), and the client closes it.
  *
- * <p>Opening a client blocks until its connections are up or the connect timeout has passed
- * (Lettuce connects synchronously there). Only {@link #connectNow()}, which
+ * <p>Connecting blocks until the connections are up or the connect timeout has passed (Lettuce
+ * connects synchronously there). Only {@link #connectNow()}, which
  * {@code LockClient.create} calls and which is expected to block, connects on the caller's
  * thread. A master that could not be reached then is connected in the background, so that
  * {@code getRedLock} and the locks never wait for it: a task on the client's timer hands one
  * connect to the connector, a thread that may block, and a failed connect schedules the next one
  * on the timer, after one command timeout at first and twice as long each time, up to
  * {@value #MAX_RETRY_COMMAND_TIMEOUTS} command timeouts. There is never more than one connect in
- * flight per master. Until one succeeds, {@link #client()} is null and the master counts as one
+ * flight per master. Until one succeeds, {@link #context()} is null and the master counts as one
  * that does not answer; once connected, a master stays so (its client reconnects by itself).
  *
  * <p>Thread-safe; no monitor is held while connecting or closing a client.
@@ -37,11 +39,11 @@ final class MasterConnection {
     static final int MAX_RETRY_COMMAND_TIMEOUTS = 10;
 
     private final String address;
-    private final LockConfig config;
+    private final KindContext client;
     private final long firstRetryNanos;
     private final long maxRetryNanos;
     /** Null until connected; then never changes. Written under this object's monitor. */
-    private volatile DefaultLockClient client;
+    private volatile LockContext context;
     /** Why the last connect failed; null once connected. */
     private volatile LockException failure;
     /** Guarded by this. */
@@ -59,18 +61,12 @@ final class MasterConnection {
 
     /**
      * @param address the master's URI
-     * @param outer the configuration of the client whose RedLocks use this master; its timeouts
-     *     apply to the internal client
+     * @param client the client whose RedLocks use this master; its timeouts apply
      */
-    MasterConnection(String address, LockConfig outer) {
+    MasterConnection(String address, KindContext client) {
         this.address = address;
-        this.config = LockConfig.builder()
-                .address(address)
-                .watchdogTimeout(outer.watchdogTimeout())
-                .commandTimeout(outer.commandTimeout())
-                .fairLockWaitTimeout(outer.fairLockWaitTimeout())
-                .redLockAttemptTimeout(outer.redLockAttemptTimeout())
-                .build();
+        this.client = client;
+        LockConfig outer = client.config();
         this.firstRetryNanos = outer.commandTimeout().toNanos();
         this.maxRetryNanos = outer.commandTimeout().multipliedBy(MAX_RETRY_COMMAND_TIMEOUTS).toNanos();
         this.nextRetryNanos = firstRetryNanos;
@@ -82,12 +78,12 @@ final class MasterConnection {
 
     /** @return the bound on this master's answer to one acquire */
     Duration attemptTimeout() {
-        return config.redLockAttemptTimeout();
+        return client.config().redLockAttemptTimeout();
     }
 
-    /** @return the internal client connected to this master, or null while it is not; never blocks */
-    DefaultLockClient client() {
-        return client;
+    /** @return the lock machinery on this master, or null while it is not connected; never blocks */
+    LockContext context() {
+        return context;
     }
 
     /** @return why the last connect failed, or null if connected or not tried yet */
@@ -101,7 +97,7 @@ final class MasterConnection {
      */
     void connectNow() {
         try {
-            connected(DefaultLockClient.connect(config));
+            connected(client.connect(address));
         } catch (LockException e) {
             failed(e);
         }
@@ -121,7 +117,7 @@ final class MasterConnection {
 
     /** Guarded by this. */
     private void scheduleRetry() {
-        if (closed || client != null || timer == null) {
+        if (closed || context != null || timer == null) {
             return;
         }
         long delayNanos = nextRetryNanos;
@@ -137,7 +133,7 @@ final class MasterConnection {
     private void startConnect() {
         Executor runOn;
         synchronized (this) {
-            if (closed || client != null || connecting) {
+            if (closed || context != null || connecting) {
                 return;
             }
             connecting = true;
@@ -154,13 +150,14 @@ final class MasterConnection {
 
     private void connectInBackground() {
         try {
-            DefaultLockClient connected = DefaultLockClient.connect(config);
-            if (connected(connected)) {
+            if (connected(client.connect(address))) {
                 log.info("RedLock master {} is reachable again", address);
             }
         } catch (LockException e) {
             failed(e);
             log.debug("RedLock master {} still cannot be reached; trying again later: {}", address, e.getMessage());
+        } catch (IllegalStateException clientClosed) {
+            close();
         } catch (RuntimeException e) {
             // Not a failure to reach Redis, yet the next try may still succeed: keep trying, and say so.
             failed(new LockException("cannot connect to RedLock master " + address + ": " + e, e));
@@ -168,18 +165,15 @@ final class MasterConnection {
         }
     }
 
-    /** @return false if this was closed meanwhile: then the new client is closed at once */
-    private boolean connected(DefaultLockClient connected) {
-        synchronized (this) {
-            connecting = false;
-            if (!closed) {
-                client = connected;
-                failure = null;
-                return true;
-            }
+    /** @return false if this was closed meanwhile; the client closes the connection with itself */
+    private synchronized boolean connected(LockContext connected) {
+        connecting = false;
+        if (closed) {
+            return false;
         }
-        connected.close();
-        return false;
+        context = connected;
+        failure = null;
+        return true;
     }
 
     private synchronized void failed(LockException e) {
@@ -188,21 +182,11 @@ final class MasterConnection {
         scheduleRetry();
     }
 
-    /** Stops connecting and closes the internal client; a connect in flight closes what it opens. Idempotent. */
-    void close() {
-        DefaultLockClient open;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (retry != null) {
-                retry.cancel();
-            }
-            open = client;
-        }
-        if (open != null) {
-            open.close();
+    /** Stops connecting; the client closes the connection itself. Idempotent. */
+    synchronized void close() {
+        closed = true;
+        if (retry != null) {
+            retry.cancel();
         }
     }
 

@@ -3,6 +3,7 @@ package io.latchkey.redlock.internal;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.client.LockKind;
 import io.latchkey.internal.lock.LockFacade;
 import io.netty.util.Timer;
@@ -16,9 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The RedLocks of one {@code LockClient}: one internal client per master of
- * {@code redLockAddresses}, each with the outer client's timeouts, so each master has its own
- * connections, timer and watchdog.
+ * The RedLocks of one {@code LockClient}: one connection per master of {@code redLockAddresses},
+ * each on the client's own event loops, timer and watchdog ({@link KindContext#connect}).
  *
  * <p>Opening needs a majority of the masters. One that cannot be reached then counts as a master
  * that does not answer, and is connected in the background (see {@link MasterConnection}); every
@@ -49,20 +49,21 @@ final class RedLockKind implements LockKind {
      * @throws IllegalStateException if no {@code redLockAddresses} are configured
      * @throws LockException if fewer than a majority of the masters can be reached
      */
-    static RedLockKind open(LockConfig config) {
+    static RedLockKind open(KindContext client) {
+        LockConfig config = client.config();
         if (config.redLockAddresses().isEmpty()) {
             throw new IllegalStateException("getRedLock needs the setting redLockAddresses: "
                     + "LockConfig.builder().redLockAddresses(...) with at least three independent masters");
         }
         List<MasterConnection> masters = config.redLockAddresses().stream()
-                .map(address -> new MasterConnection(address, config)).toList();
+                .map(address -> new MasterConnection(address, client)).toList();
         try {
             masters.forEach(MasterConnection::connectNow);
         } catch (RuntimeException | Error e) {
             masters.forEach(MasterConnection::close);
             throw e;
         }
-        List<MasterConnection> unreachable = masters.stream().filter(master -> master.client() == null).toList();
+        List<MasterConnection> unreachable = masters.stream().filter(master -> master.context() == null).toList();
         int majority = masters.size() / 2 + 1;
         if (masters.size() - unreachable.size() < majority) {
             masters.forEach(MasterConnection::close);
@@ -70,9 +71,7 @@ final class RedLockKind implements LockKind {
             throw new LockException("only " + (masters.size() - unreachable.size()) + " of " + masters.size()
                     + " RedLock masters can be reached, a majority of " + majority + " is needed: " + first.getMessage(), first);
         }
-        // The first connected master's client: its timer serves this client's RedLocks.
-        Timer timer = masters.stream().filter(master -> master.client() != null).findFirst().orElseThrow()
-                .client().requireContext().timer();
+        Timer timer = client.timer();
         // Connects block, so they never run on the timer; one in flight per master at most.
         ThreadPoolExecutor connector = new ThreadPoolExecutor(0, masters.size(), CONNECTOR_KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), new DefaultThreadFactory("latchkey-redlock-connect", true));

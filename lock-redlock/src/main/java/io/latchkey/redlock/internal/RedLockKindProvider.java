@@ -1,6 +1,6 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.client.DefaultLockClient;
+import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.client.LockKind;
 import io.latchkey.internal.client.LockKindProvider;
 
@@ -15,12 +15,12 @@ public final class RedLockKindProvider implements LockKindProvider {
     }
 
     @Override
-    public String kind() {
-        return RED;
+    public Kind kind() {
+        return Kind.RED;
     }
 
     @Override
-    public LockKind open(DefaultLockClient client) {
-        return RedLockKind.open(client.config());
+    public LockKind open(KindContext client) {
+        return RedLockKind.open(client);
     }
 }

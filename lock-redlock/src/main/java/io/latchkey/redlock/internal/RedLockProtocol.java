@@ -7,6 +7,7 @@ import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.RedisFailures;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timer;
@@ -166,20 +167,18 @@ public final class RedLockProtocol implements LockProtocol {
     // ---- acquire -----------------------------------------------------------------------------
 
     @Override
-    public CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
         long validNanos = leaseNanos - Master.driftNanos(leaseNanos);
         if (validNanos <= 0) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "leaseTime of a RedLock must exceed its clock-drift allowance (1 % + 2 ms): " + Duration.ofMillis(lease.millis())));
         }
-        // Fixed on every master: the masters' watchdogs renew only what QuorumLease registers.
-        Lease perMaster = new Lease(lease.millis(), false);
         long startNanos = System.nanoTime();
         List<CompletableFuture<Long>> sent = new ArrayList<>(masters.size());
         List<CompletableFuture<Long>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
-            CompletableFuture<Long> reply = master.tryAcquire(owner, perMaster);
+            CompletableFuture<Long> reply = master.tryAcquire(owner, lease);
             sent.add(reply);
             answers.add(master.withinAttemptTimeout(reply));
         }
@@ -193,7 +192,7 @@ public final class RedLockProtocol implements LockProtocol {
      * @return null when acquired, else the retry bound in milliseconds; fails with LockException
      *     when fewer than a majority answered
      */
-    private CompletableFuture<Long> decide(long owner, Lease lease, long validUntilNanos,
+    private CompletableFuture<TryResult> decide(long owner, Lease lease, long validUntilNanos,
                                            List<CompletableFuture<Long>> sent, List<CompletableFuture<Long>> answers) {
         boolean inTime = validUntilNanos - System.nanoTime() > 0;
         List<Master> granted = new ArrayList<>(masters.size());
@@ -225,13 +224,14 @@ public final class RedLockProtocol implements LockProtocol {
             }
         }
         if (granted.size() >= majority && inTime) {
-            try {
-                QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
-            } catch (RuntimeException e) {
-                // Held all the same: failing now would leave the caller a hold it does not know of.
-                log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
-            }
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.completedFuture(TryResult.acquired(() -> {
+                try {
+                    QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
+                } catch (RuntimeException e) {
+                    // Held all the same: failing now would leave the caller a hold it does not know of.
+                    log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
+                }
+            }));
         }
         int answered = granted.size() + holderLeases.size();
         Throwable cause = failure;
@@ -247,7 +247,7 @@ public final class RedLockProtocol implements LockProtocol {
                         + " masters answered within their attempt timeout; a majority of " + majority + " is needed"
                         + (cause == null ? "" : ": " + cause.getMessage()), cause);
             }
-            return retryAfterMillis(granted.size(), holderLeases);
+            return TryResult.busy(retryAfterMillis(granted.size(), holderLeases));
         });
     }
 

@@ -1,0 +1,38 @@
+package io.latchkey.internal.client;
+
+import io.latchkey.LockConfig;
+import io.latchkey.internal.lock.LockContext;
+import io.netty.util.Timer;
+
+/**
+ * What a lock kind of another module gets from the client that opens it: the configuration, the
+ * client's Redis, further Redis servers on the client's own resources, and its timer. Nothing
+ * else of the client is reachable from a kind.
+ */
+public interface KindContext {
+
+    /** @return the client's configuration */
+    LockConfig config();
+
+    /**
+     * @return the machinery of locks on the client's own Redis ({@code address} or
+     *     {@code clusterAddresses})
+     * @throws IllegalStateException if the client has neither
+     */
+    LockContext lockContext();
+
+    /**
+     * Connects to one more Redis server, sharing the client's event loops, timer, watchdog and
+     * client id; the client closes the connection when it closes. Blocks for at most the connect
+     * timeout, so call it where blocking is allowed.
+     *
+     * @param address a {@code redis://} or {@code rediss://} URI
+     * @return the machinery of locks on that server
+     * @throws io.latchkey.LockException if it cannot be reached
+     * @throws IllegalStateException if the client is closed
+     */
+    LockContext connect(String address);
+
+    /** @return the client's one timer, for kinds that schedule on their own */
+    Timer timer();
+}

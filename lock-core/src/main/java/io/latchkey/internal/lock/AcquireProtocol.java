@@ -1,0 +1,60 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.internal.wakeup.Wakeups;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the one acquire loop ({@link AcquireAttempt}) needs of a lock kind: one try, one release,
+ * giving up, and wake-ups. The waiting, retrying, cancelling, renewing and blocking around them is
+ * the loop's and the facade's, the same for every kind, so a new kind (a read-write lock, a
+ * semaphore) implements this and nothing in the loop changes. Implementations are thread-safe
+ * and never block.
+ */
+public interface AcquireProtocol {
+
+    /** @return the lock's name */
+    String name();
+
+    /**
+     * One try, in one round trip where the kind allows.
+     *
+     * @param owner the owner id
+     * @param lease the lease to take; a re-entry never shortens the hold's lease
+     * @return whether the owner now holds the lock, with what renews the grant, or how long a wait
+     *     is worth at most without a wake-up
+     */
+    CompletableFuture<TryResult> tryAcquire(long owner, Lease lease);
+
+    /**
+     * Releases one hold of the owner, and at the last one wakes a waiter.
+     *
+     * @param owner the owner id
+     * @return completes when released; fails with {@link IllegalMonitorStateException} if the
+     *     owner held nothing, in which case nothing changed
+     */
+    CompletableFuture<Void> release(long owner);
+
+    /**
+     * Called when an attempt gives up (its wait ran out, it was interrupted or cancelled) without
+     * holding the lock: drop whatever the tries left behind, such as a queue entry.
+     *
+     * @param owner the owner id
+     * @return completes when nothing of the attempt is left
+     */
+    CompletableFuture<Void> abandon(long owner);
+
+    /**
+     * @param owner the owner id, for kinds that wake waiters by name
+     * @return the source of wake-ups for one attempt, ready once it cannot miss a release
+     */
+    CompletableFuture<Wakeups> wakeups(long owner);
+
+    /**
+     * @param owner the owner id, for kinds that wake waiters by name
+     * @return wake-ups ready at once, without a round trip, if others here already wait for this
+     *     lock; else null, and {@link #wakeups} is used once a try has failed
+     */
+    default Wakeups wakeupsIfWaitedFor(long owner) {
+        return null;
+    }
+}
