@@ -3,6 +3,8 @@ package io.latchkey.redlock.internal;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.internal.client.DefaultLockClient;
+import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Redaction;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -36,7 +38,8 @@ final class MasterConnection {
     /** The longest pause between two connects, in command timeouts. */
     static final int MAX_RETRY_COMMAND_TIMEOUTS = 10;
 
-    private final String address;
+    /** The master's URI without credentials, for messages and logs; the config has the real one. */
+    private final String shown;
     private final LockConfig config;
     private final long firstRetryNanos;
     private final long maxRetryNanos;
@@ -63,7 +66,7 @@ final class MasterConnection {
      *     apply to the internal client
      */
     MasterConnection(String address, LockConfig outer) {
-        this.address = address;
+        this.shown = Redaction.uri(address);
         this.config = LockConfig.builder()
                 .address(address)
                 .watchdogTimeout(outer.watchdogTimeout())
@@ -76,8 +79,9 @@ final class MasterConnection {
         this.nextRetryNanos = firstRetryNanos;
     }
 
-    String address() {
-        return address;
+    /** @return the master's URI without credentials, fit for messages and logs */
+    String shown() {
+        return shown;
     }
 
     /** @return the bound on this master's answer to one acquire */
@@ -156,15 +160,15 @@ final class MasterConnection {
         try {
             DefaultLockClient connected = DefaultLockClient.connect(config);
             if (connected(connected)) {
-                log.info("RedLock master {} is reachable again", address);
+                log.info("RedLock master {} is reachable again", shown);
             }
         } catch (LockException e) {
             failed(e);
-            log.debug("RedLock master {} still cannot be reached; trying again later: {}", address, e.getMessage());
+            log.debug("RedLock master {} still cannot be reached; trying again later: {}", shown, e.getMessage());
         } catch (RuntimeException e) {
             // Not a failure to reach Redis, yet the next try may still succeed: keep trying, and say so.
-            failed(new LockException("cannot connect to RedLock master " + address + ": " + e, e));
-            log.warn("RedLock master {}: connecting failed unexpectedly; trying again later", address, e);
+            failed(LockExceptions.masterConnectFailed(shown, e));
+            log.warn("RedLock master {}: connecting failed unexpectedly; trying again later", shown, e);
         }
     }
 
@@ -208,6 +212,6 @@ final class MasterConnection {
 
     @Override
     public String toString() {
-        return address;
+        return shown;
     }
 }

@@ -5,6 +5,7 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.internal.client.LockKind;
 import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
@@ -67,8 +68,7 @@ final class RedLockKind implements LockKind {
         if (masters.size() - unreachable.size() < majority) {
             masters.forEach(MasterConnection::close);
             LockException first = unreachable.get(0).failure();
-            throw new LockException("only " + (masters.size() - unreachable.size()) + " of " + masters.size()
-                    + " RedLock masters can be reached, a majority of " + majority + " is needed: " + first.getMessage(), first);
+            throw LockExceptions.mastersUnreachable(masters.size() - unreachable.size(), masters.size(), majority, first);
         }
         // The first connected master's client: its timer serves this client's RedLocks.
         Timer timer = masters.stream().filter(master -> master.client() != null).findFirst().orElseThrow()
