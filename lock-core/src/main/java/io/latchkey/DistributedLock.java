@@ -26,7 +26,8 @@ import java.util.concurrent.locks.Lock;
  * an acquire future abandons the attempt and releases anything it may already have taken.
  *
  * <p>Instances are thread-safe. Every method may throw {@link LockException} (or complete with it)
- * when Redis is unreachable or slower than the command timeout.
+ * when Redis is unreachable ({@link LockConnectionException}), slower than the command timeout
+ * ({@link LockTimeoutException}) or answers with an error ({@link LockRefusedException}).
  */
 public interface DistributedLock extends Lock {
 

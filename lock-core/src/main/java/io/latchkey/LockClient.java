@@ -31,7 +31,8 @@ public interface LockClient extends AutoCloseable {
      *
      * @param config the configuration, not null
      * @return a connected client
-     * @throws LockException if Redis cannot be reached or refuses the connection
+     * @throws LockConnectionException if Redis cannot be reached
+     * @throws LockRefusedException if Redis refuses the credentials or a permission
      */
     static LockClient create(LockConfig config) {
         return DefaultLockClient.connect(config);
@@ -44,7 +45,8 @@ public interface LockClient extends AutoCloseable {
      * @param redisUri a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI, not null
      * @return a connected client
      * @throws IllegalArgumentException if the URI cannot be parsed
-     * @throws LockException if Redis cannot be reached or refuses the connection
+     * @throws LockConnectionException if Redis cannot be reached
+     * @throws LockRefusedException if Redis refuses the credentials or a permission
      */
     static LockClient create(String redisUri) {
         return create(LockConfig.builder().address(redisUri).build());

@@ -1,5 +1,6 @@
 package io.latchkey;
 
+import io.latchkey.internal.redis.Redaction;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,29 +110,14 @@ public final class LockConfig {
 
     @Override
     public String toString() {
-        return "LockConfig{address=" + address.map(LockConfig::redact).orElse("none")
-                + ", clusterAddresses=" + redact(clusterAddresses)
-                + ", redLockAddresses=" + redact(redLockAddresses)
+        return "LockConfig{address=" + address.map(Redaction::uri).orElse("none")
+                + ", clusterAddresses=" + Redaction.uris(clusterAddresses)
+                + ", redLockAddresses=" + Redaction.uris(redLockAddresses)
                 + ", watchdogTimeout=" + watchdogTimeout
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout
                 + ", commandTimeout=" + commandTimeout
                 + ", redLockAttemptTimeout=" + redLockAttemptTimeout
                 + ", trustedCertificates=" + trustedCertificates.map(Path::toString).orElse("JVM default") + '}';
-    }
-
-    /**
-     * Keeps passwords out of logs and exception messages: drops everything between the scheme and
-     * the last '@', which a password may contain itself (and '/', '?' or '#' too, unencoded).
-     */
-    private static String redact(String uri) {
-        int scheme = uri.indexOf("://");
-        int from = scheme < 0 ? 0 : scheme + 3;
-        int at = uri.lastIndexOf('@');
-        return at < from ? uri : uri.substring(0, from) + "***" + uri.substring(at);
-    }
-
-    private static List<String> redact(List<String> uris) {
-        return uris.stream().map(LockConfig::redact).toList();
     }
 
     /** Collects settings; not thread-safe. Every setter rejects null at once. */
@@ -268,13 +254,13 @@ public final class LockConfig {
                     "no Redis configured: set address, clusterAddresses or redLockAddresses");
             requireArgument(address == null || clusterAddresses.isEmpty(),
                     "address and clusterAddresses are exclusive: got %s and %s",
-                    address == null ? null : redact(address), redact(clusterAddresses));
+                    address == null ? null : Redaction.uri(address), Redaction.uris(clusterAddresses));
             requireArgument(redLockAddresses.isEmpty() || redLockAddresses.size() >= MIN_RED_LOCK_MASTERS,
                     "redLockAddresses needs at least %s independent masters, got %s",
                     MIN_RED_LOCK_MASTERS, redLockAddresses.size());
             // The same master twice would count its vote twice.
             redLockAddresses.stream().filter(uri -> redLockAddresses.indexOf(uri) != redLockAddresses.lastIndexOf(uri))
-                    .findFirst().ifPresent(uri -> requireArgument(false, "redLockAddresses must be independent masters, got %s twice", redact(uri)));
+                    .findFirst().ifPresent(uri -> requireArgument(false, "redLockAddresses must be independent masters, got %s twice", Redaction.uri(uri)));
             if (address != null) {
                 requireUri("address", address);
             }
@@ -321,7 +307,7 @@ public final class LockConfig {
                 RedisURI.create(uri);
             } catch (RuntimeException e) {
                 // Not chained: the parser's message repeats the URI, password included.
-                throw new IllegalArgumentException(setting + " is not a Redis URI: " + redact(uri)
+                throw new IllegalArgumentException(setting + " is not a Redis URI: " + Redaction.uri(uri)
                         + " (" + e.getClass().getSimpleName() + ")");
             }
         }

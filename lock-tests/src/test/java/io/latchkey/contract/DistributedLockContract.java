@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
+import io.latchkey.LockTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -648,7 +650,7 @@ public abstract class DistributedLockContract {
     // Redis down
 
     @Test
-    void redisDownFailsEveryCallWithLockExceptionAndTheClientRecovers() throws Exception {
+    void redisDownFailsEveryCallWithLockConnectionExceptionAndTheClientRecovers() throws Exception {
         LockClient client = newClient();
         DistributedLock held = lock(client, name);
         DistributedLock free = lock(client, name + ":free");
@@ -656,24 +658,24 @@ public abstract class DistributedLockContract {
 
         killRedis();
         try {
-            assertFailsFast("lock()", free::lock);
-            assertFailsFast("lock(lease)", () -> free.lock(Duration.ofSeconds(5)));
-            assertFailsFast("lockInterruptibly()", free::lockInterruptibly);
-            assertFailsFast("tryLock()", free::tryLock);
+            assertFailsFast("lock()", LockConnectionException.class, free::lock);
+            assertFailsFast("lock(lease)", LockConnectionException.class, () -> free.lock(Duration.ofSeconds(5)));
+            assertFailsFast("lockInterruptibly()", LockConnectionException.class, free::lockInterruptibly);
+            assertFailsFast("tryLock()", LockConnectionException.class, free::tryLock);
             // Must throw, not answer false: false would mean "held by someone else".
-            assertFailsFast("tryLock(wait)", () -> free.tryLock(Duration.ofSeconds(2)));
-            assertFailsFast("isLocked()", free::isLocked);
-            assertFailsFast("unlock()", held::unlock);
-            assertFailsFast("forceUnlock()", free::forceUnlock);
-            assertFailsFast("lockAsync()", () -> join(free.lockAsync()));
-            assertFailsFast("tryLockAsync(wait)", () -> join(free.tryLockAsync(Duration.ofSeconds(2))));
-            assertFailsFast("LockClient.create", this::newClient);
+            assertFailsFast("tryLock(wait)", LockConnectionException.class, () -> free.tryLock(Duration.ofSeconds(2)));
+            assertFailsFast("isLocked()", LockConnectionException.class, free::isLocked);
+            assertFailsFast("unlock()", LockConnectionException.class, held::unlock);
+            assertFailsFast("forceUnlock()", LockConnectionException.class, free::forceUnlock);
+            assertFailsFast("lockAsync()", LockConnectionException.class, () -> join(free.lockAsync()));
+            assertFailsFast("tryLockAsync(wait)", LockConnectionException.class, () -> join(free.tryLockAsync(Duration.ofSeconds(2))));
+            assertFailsFast("LockClient.create", LockConnectionException.class, this::newClient);
         } finally {
             restartRedis();
         }
 
         DistributedLock after = lock(client, name + ":after");
-        within(Duration.ofSeconds(20)).ignoreException(LockException.class).until(after::tryLock);
+        within(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(LockException.class).until(after::tryLock);
         assertTrue(after.isHeldByCurrentThread());
         after.unlock();
         assertFalse(after.isLocked());
@@ -681,7 +683,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
-    void redisTooSlowFailsWithinTheCommandTimeoutAndLeavesNoHoldBehind() throws Exception {
+    void redisTooSlowFailsWithLockTimeoutExceptionWithinTheCommandTimeoutAndLeavesNoHoldBehind() throws Exception {
         DistributedLock lock = lock(newClient(), name);
         DistributedLock observer = lock(newClient(), name);
         lock.lock(); // scripts are cached in Redis from here on, as in any running application
@@ -691,15 +693,15 @@ public abstract class DistributedLockContract {
         try {
             // Each acquire reaches Redis and would run there once it resumes: the caller got a
             // LockException, so whatever it would have taken must not outlive the failure.
-            assertFailsFast("lock()", lock::lock);
-            assertFailsFast("lock(lease)", () -> lock.lock(Duration.ofSeconds(30)));
-            assertFailsFast("tryLock(wait, lease)", () -> lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30)));
-            assertFailsFast("isLocked()", lock::isLocked);
+            assertFailsFast("lock()", LockTimeoutException.class, lock::lock);
+            assertFailsFast("lock(lease)", LockTimeoutException.class, () -> lock.lock(Duration.ofSeconds(30)));
+            assertFailsFast("tryLock(wait, lease)", LockTimeoutException.class, () -> lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30)));
+            assertFailsFast("isLocked()", LockTimeoutException.class, lock::isLocked);
         } finally {
             resumeRedis();
         }
 
-        within(Duration.ofSeconds(10)).ignoreException(LockException.class).until(() -> observer.remainingLease() != null);
+        within(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(LockException.class).until(() -> observer.remainingLease() != null);
         assertHoldsFor(Duration.ofMillis(500), "no hold may appear from an acquire that failed with LockException",
                 () -> !observer.isLocked());
         assertEquals(0, lock.getHoldCount());
@@ -716,11 +718,11 @@ public abstract class DistributedLockContract {
         }
     }
 
-    private static void assertFailsFast(String call, Executable executable) {
+    private static void assertFailsFast(String call, Class<? extends LockException> type, Executable executable) {
         Duration bound = COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN);
         long start = System.nanoTime();
-        LockException failure = assertThrows(LockException.class, executable,
-                call + " with Redis down must throw LockException");
+        LockException failure = assertThrows(type, executable,
+                call + " with Redis down must throw " + type.getSimpleName());
         long took = millisSince(start);
         assertNotNull(failure.getMessage(), call + ": a LockException says what failed");
         assertTrue(took < bound.toMillis(), call + " took " + took + " ms to fail, bound " + bound.toMillis());

@@ -136,7 +136,7 @@ class LostAnswerTest {
 
     /** Locks, retrying while the client reconnects after the fault. */
     private static void lockOnceReconnected(DistributedLock lock) {
-        settled().ignoreException(LockException.class).until(() -> {
+        settled().ignoreExceptionsInstanceOf(LockException.class).until(() -> {
             lock.lock();
             return true;
         });
@@ -165,7 +165,7 @@ class LostAnswerTest {
         assertThatThrownBy(lock::lock).isInstanceOf(LockException.class);
         lost.get(5, TimeUnit.SECONDS);
 
-        settled().ignoreException(LockException.class).until(() -> "1".equals(redis().hget(name, heldField())));
+        settled().ignoreExceptionsInstanceOf(LockException.class).until(() -> "1".equals(redis().hget(name, heldField())));
         assertThat(lock.getHoldCount()).isEqualTo(1);
         lock.unlock();
         assertThat(redis().exists(name)).isZero();
@@ -219,7 +219,7 @@ class LostAnswerTest {
         assertThatThrownBy(lock::unlock).isInstanceOf(LockException.class);
         lost.get(5, TimeUnit.SECONDS);
 
-        settled().ignoreException(LockException.class).until(() -> lock.getHoldCount() == 2);
+        settled().ignoreExceptionsInstanceOf(LockException.class).until(() -> lock.getHoldCount() == 2);
         lock.unlock();
         lock.unlock();
         assertThat(redis().exists(name)).isZero();
@@ -269,7 +269,7 @@ class LostAnswerTest {
 
         DistributedLock next = directClient().getLock(name);
         next.lockAsync(2).get(5, TimeUnit.SECONDS);
-        settled().ignoreException(LockException.class).until(forcing::isLocked);
+        settled().ignoreExceptionsInstanceOf(LockException.class).until(forcing::isLocked);
         assertThat(next.isHeldBy(2)).as("the lost force-release was not sent again").isTrue();
         next.unlockAsync(2).get(5, TimeUnit.SECONDS);
     }

@@ -425,7 +425,7 @@ class RedLockFaultTest {
         // The first renewal that reaches a restarted master finds the hold gone.
         within(WATCHDOG_TIMEOUT.multipliedBy(3).plus(MARGIN)).until(() -> !lost.isEmpty());
         assertEquals(List.of(Thread.currentThread().getId()), lost);
-        within(Duration.ofSeconds(20)).ignoreException(LockException.class).until(() -> other.tryLock());
+        within(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(LockException.class).until(() -> other.tryLock());
         other.unlock();
         assertThrows(IllegalMonitorStateException.class, lock::unlock, "the lost hold is not the owner's any more");
     }

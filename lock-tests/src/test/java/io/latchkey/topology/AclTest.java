@@ -10,6 +10,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.LockRefusedException;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,11 +117,11 @@ class AclTest {
 
     @Test
     void aWrongPasswordFailsAtCreateWithAClearMessage() {
-        LockException wrongPassword = assertThrows(LockException.class, () -> connect("locker", "wrong", Duration.ofSeconds(10)));
+        LockException wrongPassword = assertThrows(LockRefusedException.class, () -> connect("locker", "wrong", Duration.ofSeconds(10)));
         assertTrue(wrongPassword.getMessage().contains("refused the credentials"), wrongPassword.getMessage());
         assertFalse(wrongPassword.getMessage().contains("wrong"), "the password stays out of the message: " + wrongPassword.getMessage());
 
-        LockException unknownUser = assertThrows(LockException.class, () -> connect("nobody", "s3cret", Duration.ofSeconds(10)));
+        LockException unknownUser = assertThrows(LockRefusedException.class, () -> connect("nobody", "s3cret", Duration.ofSeconds(10)));
         assertTrue(unknownUser.getMessage().contains("refused the credentials"), unknownUser.getMessage());
     }
 
@@ -128,7 +129,7 @@ class AclTest {
     void aMissingPermissionFailsAtFirstUseNamingIt() {
         DistributedLock lock = connect("reader", "s3cret", Duration.ofSeconds(10)).getLock("locks:" + UUID.randomUUID());
         ExecutionException failure = assertThrows(ExecutionException.class, () -> lock.lockAsync(1).get(5, TimeUnit.SECONDS));
-        assertEquals(LockException.class, failure.getCause().getClass());
+        assertEquals(LockRefusedException.class, failure.getCause().getClass(), "Redis answered with an error");
         assertTrue(failure.getCause().getMessage().contains("NOPERM"), failure.getCause().getMessage());
     }
 

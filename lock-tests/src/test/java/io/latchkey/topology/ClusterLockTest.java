@@ -11,6 +11,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.LockRefusedException;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
@@ -292,7 +293,7 @@ class ClusterLockTest {
         }
         String seed = "redis://cluster-locker:%s@" + cluster.nodes().get(0).host() + ":" + cluster.nodes().get(0).port();
 
-        LockException refused = assertThrows(LockException.class, () -> LockClient.create(LockConfig.builder()
+        LockException refused = assertThrows(LockRefusedException.class, () -> LockClient.create(LockConfig.builder()
                 .clusterAddresses(String.format(seed, "wrong")).build()));
         assertTrue(refused.getMessage().contains("refused the credentials"), refused.getMessage());
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.testing.TlsRedisServer;
 import java.nio.file.Path;
@@ -85,19 +86,19 @@ class TlsTest {
 
     @Test
     void aPlainConnectionToTheTlsPortFailsClearly() {
-        LockException failure = assertTimeoutPreemptively(CONNECT_FAILS_WITHIN, () -> assertThrows(LockException.class,
+        LockException failure = assertTimeoutPreemptively(CONNECT_FAILS_WITHIN, () -> assertThrows(LockConnectionException.class,
                 () -> connect(LockConfig.builder().address("redis://127.0.0.1:" + redis.tlsPort()))));
         assertTrue(failure.getMessage().contains("rediss://"), "the message suggests TLS: " + failure.getMessage());
     }
 
     @Test
     void anUntrustedCertificateFailsClearly() {
-        LockException otherCa = assertTimeoutPreemptively(CONNECT_FAILS_WITHIN, () -> assertThrows(LockException.class,
+        LockException otherCa = assertTimeoutPreemptively(CONNECT_FAILS_WITHIN, () -> assertThrows(LockConnectionException.class,
                 () -> connect(LockConfig.builder().address(redis.tlsUri()).trustedCertificates(redis.otherCaCertificate()))));
         assertTrue(otherCa.getMessage().contains("TLS handshake failed"), otherCa.getMessage());
         assertTrue(otherCa.getMessage().contains("trustedCertificates"), "the message names the setting: " + otherCa.getMessage());
 
-        LockException jvmDefault = assertTimeoutPreemptively(CONNECT_FAILS_WITHIN, () -> assertThrows(LockException.class,
+        LockException jvmDefault = assertTimeoutPreemptively(CONNECT_FAILS_WITHIN, () -> assertThrows(LockConnectionException.class,
                 () -> connect(LockConfig.builder().address(redis.tlsUri()))));
         assertTrue(jvmDefault.getMessage().contains("TLS handshake failed"), jvmDefault.getMessage());
     }

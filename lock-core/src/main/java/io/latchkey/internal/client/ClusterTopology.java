@@ -1,6 +1,8 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
+import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Redaction;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
@@ -87,7 +89,7 @@ final class ClusterTopology implements RedisTopology {
 
     static ClusterTopology connect(List<String> seeds, LockConfig config, SharedResources resources) {
         List<RedisURI> uris = seeds.stream().map(seed -> ConnectionOptions.uri(seed, config)).toList();
-        String where = uris.stream().map(RedisURI::toString).collect(Collectors.joining(", ", "cluster [", "]"));
+        String where = seeds.stream().map(Redaction::uri).collect(Collectors.joining(", ", "cluster [", "]"));
         RedisClusterClient client = RedisClusterClient.create(resources.lettuce(), uris);
         ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
                 .enablePeriodicRefresh(PERIODIC_REFRESH)
@@ -108,7 +110,7 @@ final class ClusterTopology implements RedisTopology {
             return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
-            throw ConnectionOptions.connectFailure(where, e);
+            throw LockExceptions.connectFailed(where, e);
         }
     }
 
@@ -138,11 +140,11 @@ final class ClusterTopology implements RedisTopology {
                 try {
                     connection.getConnectionAsync(uri.getHost(), uri.getPort()).whenComplete((opened, failure) -> {
                         if (failure != null) {
-                            log.debug("Cannot connect to new master {} yet", uri, failure);
+                            log.debug("Cannot connect to new master {} yet", Redaction.uri(uri), failure);
                         }
                     });
                 } catch (RuntimeException notYetInTheView) {
-                    log.debug("Cannot connect to new master {} yet", uri, notYetInTheView);
+                    log.debug("Cannot connect to new master {} yet", Redaction.uri(uri), notYetInTheView);
                 }
             }
         }

@@ -1,6 +1,8 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
+import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Redaction;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
@@ -40,14 +42,14 @@ final class StandaloneTopology implements RedisTopology {
         RedisURI uri = ConnectionOptions.uri(address, config);
         RedisClient client = RedisClient.create(resources.lettuce(), uri);
         client.setOptions(ConnectionOptions.apply(ClientOptions.builder(), config).build());
-        String where = uri.toString();
+        String where = Redaction.uri(address);
         try {
             StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
             StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
             return new StandaloneTopology(client, connection, pubSub, config.commandTimeout(), where);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
-            throw ConnectionOptions.connectFailure(where, e);
+            throw LockExceptions.connectFailed(where, e);
         }
     }
 

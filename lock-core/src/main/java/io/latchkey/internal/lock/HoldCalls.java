@@ -2,7 +2,7 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.LockException;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
-import io.latchkey.internal.redis.RedisFailures;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -54,7 +54,7 @@ public final class HoldCalls {
         return unsettled.after(hold, () -> {
             String call = unsettled.nextCallId();
             return scripts.acquire(field, lease, call).whenComplete((reply, failure) -> {
-                if (failure != null && RedisFailures.isOutcomeUnknown(failure)) {
+                if (failure != null && LockExceptions.isOutcomeUnknown(failure)) {
                     unsettled.settleLater(hold, "acquire " + call, () -> scripts.release(field, call, UNDO)
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }
@@ -86,19 +86,17 @@ public final class HoldCalls {
         context.renewer().releasing(context.executor(), lock, field);
         return unsettled.after(hold, () -> scripts.release(field, call, RELEASE)).handle((left, failure) -> {
             if (failure != null) {
-                if (!RedisFailures.isOutcomeUnknown(failure) && !RedisFailures.isPassingRefusal(failure)) {
+                if (!LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
                     throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
                 }
                 unsettled.settleLater(hold, "release " + call, () -> scripts.release(field, call, RELEASE));
-                throw new LockException("unlock of lock '" + name + "' by owner " + owner + " did not complete ("
-                        + RedisFailures.unwrap(failure).getMessage() + "); its lease is no longer renewed, and the release "
-                        + "is completed as soon as Redis answers again: the caller need not retry", RedisFailures.unwrap(failure));
+                throw LockExceptions.releaseDeferred(name, owner, failure);
             }
             if (left == null || left == 0L) {
                 context.renewer().cancel(context.executor(), lock, field);
             }
             if (left == null) {
-                throw new IllegalMonitorStateException("lock '" + name + "' is not held by owner " + owner + " of this client");
+                throw LockExceptions.notHeld(name, owner);
             }
             return null;
         });

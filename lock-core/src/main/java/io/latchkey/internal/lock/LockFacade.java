@@ -1,8 +1,7 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.DistributedLock;
-import io.latchkey.LockException;
-import io.latchkey.internal.redis.RedisFailures;
+import io.latchkey.internal.redis.LockExceptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -191,7 +190,7 @@ public final class LockFacade implements DistributedLock {
         CompletableFuture<T> caller = new CompletableFuture<>();
         attempt.result().whenComplete((acquired, failure) -> {
             if (failure != null) {
-                caller.completeExceptionally(RedisFailures.unwrap(failure));
+                caller.completeExceptionally(LockExceptions.unwrap(failure));
             } else if (!caller.complete(outcome.apply(acquired)) && acquired) {
                 // The caller's future was completed from outside (orTimeout, complete) just as the
                 // grant arrived: the caller will never know it holds the lock, so give it back.
@@ -273,24 +272,16 @@ public final class LockFacade implements DistributedLock {
         }
     }
 
-    /** Rethrows on the caller's thread, so its stack trace shows where the caller was. */
+    /**
+     * Rethrows on the caller's thread, so its stack trace shows where the caller was; the
+     * exception keeps its type (a {@code LockTimeoutException} stays one).
+     */
     private RuntimeException rethrow(ExecutionException e) {
-        Throwable cause = RedisFailures.unwrap(e);
-        if (cause instanceof IllegalMonitorStateException) {
-            IllegalMonitorStateException here = new IllegalMonitorStateException(cause.getMessage());
-            here.initCause(cause);
-            return here;
-        }
-        if (cause instanceof LockException) {
-            return new LockException(cause.getMessage(), cause);
-        }
-        if (cause instanceof RuntimeException runtime) {
-            return runtime;
-        }
+        Throwable cause = LockExceptions.unwrap(e);
         if (cause instanceof Error error) {
             throw error;
         }
-        return new LockException("lock '" + protocol.name() + "' failed", cause);
+        return LockExceptions.onCallerThread(protocol.name(), cause);
     }
 
     @SuppressWarnings("deprecation") // Thread.threadId() arrives in Java 19; getId() is the same number

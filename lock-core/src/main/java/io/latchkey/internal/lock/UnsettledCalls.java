@@ -1,7 +1,6 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.LockException;
-import io.latchkey.internal.redis.RedisFailures;
+import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timer;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -182,7 +181,7 @@ public final class UnsettledCalls implements AutoCloseable {
                 reply = CompletableFuture.failedFuture(e);
             }
             reply = reply.handle((ok, failure) -> {
-                if (failure != null && !RedisFailures.isOutcomeUnknown(failure) && !RedisFailures.isPassingRefusal(failure)) {
+                if (failure != null && !LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
                     // Redis answered for good: whatever it said, retrying would not change it.
                     log.warn("settling {} of {}: Redis refused it: {}", next.what, hold, failure.getMessage());
                     return null;
@@ -207,8 +206,7 @@ public final class UnsettledCalls implements AutoCloseable {
                         retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
                     }
                     drainSoon(retryIn);
-                    run.completeExceptionally(failure instanceof LockException ? failure
-                            : new LockException("cannot settle " + next.what + " of " + hold + ": " + failure.getMessage(), failure));
+                    run.completeExceptionally(LockExceptions.settleFailed(next.what, hold, failure));
                 }
             });
         }

@@ -19,8 +19,9 @@ import java.util.function.ToIntFunction;
  *
  * <p>Every call returns a future that completes on an I/O thread within the command timeout
  * (Lettuce's own command timeout bounds it), failing with a {@code LockException} that names the
- * lock. Scripts run by SHA; a {@code NOSCRIPT} reply (a restarted or flushed server) sends the
- * script text once, which also caches it again. Thread-safe.
+ * lock, of the type {@link LockExceptions#translate} gives it. Scripts run by SHA; a
+ * {@code NOSCRIPT} reply (a restarted or flushed server) sends the script text once, which also
+ * caches it again. Thread-safe.
  */
 public final class RedisExecutor {
 
@@ -39,7 +40,7 @@ public final class RedisExecutor {
      *
      * @param commands async commands of a standalone connection
      * @param commandTimeout the timeout the connection enforces, for messages
-     * @param description where this executor points, for logs
+     * @param description where this executor points, for logs; any URI in it is shown redacted
      */
     public RedisExecutor(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout, String description) {
         this(commands, commandTimeout, description, key -> 0, null);
@@ -49,7 +50,7 @@ public final class RedisExecutor {
                           ToIntFunction<String> shardOfKey, Timer retryScheduler) {
         this.commands = commands;
         this.commandTimeout = commandTimeout;
-        this.description = description;
+        this.description = Redaction.inText(description);
         this.shardOfKey = shardOfKey;
         this.retryScheduler = retryScheduler;
     }
@@ -62,7 +63,7 @@ public final class RedisExecutor {
      *
      * @param commands async commands of a cluster connection, which follows MOVED and ASK itself
      * @param commandTimeout the timeout the connection enforces
-     * @param description where this executor points, for logs
+     * @param description where this executor points, for logs; any URI in it is shown redacted
      * @param retryScheduler the client's timer, which schedules the retries
      * @return the executor
      */
@@ -93,7 +94,7 @@ public final class RedisExecutor {
             if (failure == null) {
                 return CompletableFuture.completedFuture(reply);
             }
-            if (RedisFailures.unwrap(failure) instanceof RedisNoScriptException) {
+            if (LockExceptions.unwrap(failure) instanceof RedisNoScriptException) {
                 return dispatch(() -> commands.<T>eval(script.text(), type, keys, args));
             }
             return CompletableFuture.<T>failedFuture(failure);
@@ -109,7 +110,7 @@ public final class RedisExecutor {
         try {
             return command.get().toCompletableFuture();
         } catch (RuntimeException notWritten) {
-            return CompletableFuture.failedFuture(new RedisFailures.NotSent(notWritten));
+            return CompletableFuture.failedFuture(new LockExceptions.NotSent(notWritten));
         }
     }
 
@@ -147,7 +148,7 @@ public final class RedisExecutor {
     }
 
     private static boolean isTryAgain(Throwable failure) {
-        Throwable cause = RedisFailures.unwrap(failure);
+        Throwable cause = LockExceptions.unwrap(failure);
         return cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("TRYAGAIN");
     }
 
@@ -180,7 +181,7 @@ public final class RedisExecutor {
     }
 
     private <T> CompletableFuture<T> failed(String lockName, Throwable failure) {
-        return CompletableFuture.failedFuture(RedisFailures.toLockException(lockName, commandTimeout, failure));
+        return CompletableFuture.failedFuture(LockExceptions.translate(lockName, commandTimeout, failure));
     }
 
     @Override

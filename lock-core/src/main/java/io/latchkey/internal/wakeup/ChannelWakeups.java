@@ -1,6 +1,6 @@
 package io.latchkey.internal.wakeup;
 
-import io.latchkey.LockException;
+import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
@@ -44,7 +44,7 @@ final class ChannelWakeups implements Wakeups {
             wake.timeout = timer.newTimeout(t -> wake.wake(), timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException timerStopped) {
             // Only close() stops the timer; a wait without its bound might never end.
-            wake.fail(new LockException("the LockClient is closed"));
+            wake.fail(LockExceptions.clientClosed());
             return wake.done;
         }
         waiters.park(wake, seenSequence);

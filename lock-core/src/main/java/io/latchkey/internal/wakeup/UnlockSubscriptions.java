@@ -1,6 +1,7 @@
 package io.latchkey.internal.wakeup;
 
 import io.latchkey.LockException;
+import io.latchkey.internal.redis.LockExceptions;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.netty.util.Timer;
 import java.util.HashMap;
@@ -52,7 +53,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         CompletableFuture<Void> subscribed;
         synchronized (this) {
             if (closed) {
-                return CompletableFuture.failedFuture(new LockException("the LockClient is closed"));
+                return CompletableFuture.failedFuture(LockExceptions.clientClosed());
             }
             waiters = channels.computeIfAbsent(channel, ChannelWaiters::new);
             if (waiters.references++ == 0) {
@@ -65,7 +66,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
             Wakeups wakeups = new ChannelWakeups(joined, address, timer, this::leave);
             if (failure != null) {
                 wakeups.close();
-                throw new LockException("cannot subscribe to " + channel, failure);
+                throw LockExceptions.subscribeFailed(channel, failure);
             }
             return wakeups;
         });
@@ -173,7 +174,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
             left = new HashMap<>(channels);
             channels.clear();
         }
-        left.values().forEach(waiters -> waiters.failAll(new LockException("the LockClient was closed while waiting")));
+        left.values().forEach(waiters -> waiters.failAll(LockExceptions.closedWhileWaiting()));
     }
 
     /** Subscribe and unsubscribe on the shared connection: classic or sharded pub/sub. */

@@ -7,7 +7,7 @@ import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.redis.RedisFailures;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
@@ -109,7 +109,7 @@ public final class FairLockProtocol implements LockProtocol {
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
         return leaveQueue(field).whenComplete((removed, failure) -> {
-            if (failure != null && (RedisFailures.isOutcomeUnknown(failure) || RedisFailures.isPassingRefusal(failure))) {
+            if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
                 context.unsettled().settleLater(context.hold(lock, owner), "leaving the queue", () -> leaveQueue(field));
             }
         }).thenApply(removed -> null);

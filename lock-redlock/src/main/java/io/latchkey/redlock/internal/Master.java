@@ -4,6 +4,7 @@ import io.latchkey.LockException;
 import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import java.time.Duration;
@@ -53,7 +54,7 @@ final class Master {
      * @param lockName the RedLock's name
      */
     static Master over(MasterConnection connection, String lockName) {
-        return new Master(connection, lockName, connection.attemptTimeout(), connection.address(), null);
+        return new Master(connection, lockName, connection.attemptTimeout(), connection.shown(), null);
     }
 
     /** @return the plain lock on this master, or null while its connection is not up; never blocks */
@@ -120,9 +121,7 @@ final class Master {
         ReentrantLockProtocol plain = protocol();
         if (plain == null) {
             LockException why = connection.failure();
-            return CompletableFuture.failedFuture(new LockException("RedLock master " + description
-                    + " is not connected; the client keeps trying in the background"
-                    + (why == null ? "" : ": " + why.getMessage()), why));
+            return CompletableFuture.failedFuture(LockExceptions.masterNotConnected(description, why));
         }
         try {
             return call.apply(plain);

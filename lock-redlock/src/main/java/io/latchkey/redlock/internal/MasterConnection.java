@@ -4,6 +4,8 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Redaction;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -39,6 +41,8 @@ final class MasterConnection {
     static final int MAX_RETRY_COMMAND_TIMEOUTS = 10;
 
     private final String address;
+    /** The master's URI without credentials, for messages and logs. */
+    private final String shown;
     private final KindContext client;
     private final long firstRetryNanos;
     private final long maxRetryNanos;
@@ -65,6 +69,7 @@ final class MasterConnection {
      */
     MasterConnection(String address, KindContext client) {
         this.address = address;
+        this.shown = Redaction.uri(address);
         this.client = client;
         LockConfig outer = client.config();
         this.firstRetryNanos = outer.commandTimeout().toNanos();
@@ -72,8 +77,9 @@ final class MasterConnection {
         this.nextRetryNanos = firstRetryNanos;
     }
 
-    String address() {
-        return address;
+    /** @return the master's URI without credentials, fit for messages and logs */
+    String shown() {
+        return shown;
     }
 
     /** @return the bound on this master's answer to one acquire */
@@ -151,17 +157,17 @@ final class MasterConnection {
     private void connectInBackground() {
         try {
             if (connected(client.connect(address))) {
-                log.info("RedLock master {} is reachable again", address);
+                log.info("RedLock master {} is reachable again", shown);
             }
         } catch (LockException e) {
             failed(e);
-            log.debug("RedLock master {} still cannot be reached; trying again later: {}", address, e.getMessage());
+            log.debug("RedLock master {} still cannot be reached; trying again later: {}", shown, e.getMessage());
         } catch (IllegalStateException clientClosed) {
             close();
         } catch (RuntimeException e) {
             // Not a failure to reach Redis, yet the next try may still succeed: keep trying, and say so.
-            failed(new LockException("cannot connect to RedLock master " + address + ": " + e, e));
-            log.warn("RedLock master {}: connecting failed unexpectedly; trying again later", address, e);
+            failed(LockExceptions.masterConnectFailed(shown, e));
+            log.warn("RedLock master {}: connecting failed unexpectedly; trying again later", shown, e);
         }
     }
 
@@ -192,6 +198,6 @@ final class MasterConnection {
 
     @Override
     public String toString() {
-        return address;
+        return shown;
     }
 }

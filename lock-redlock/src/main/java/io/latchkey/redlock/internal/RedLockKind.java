@@ -6,6 +6,7 @@ import io.latchkey.LockException;
 import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.client.LockKind;
 import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
@@ -68,8 +69,7 @@ final class RedLockKind implements LockKind {
         if (masters.size() - unreachable.size() < majority) {
             masters.forEach(MasterConnection::close);
             LockException first = unreachable.get(0).failure();
-            throw new LockException("only " + (masters.size() - unreachable.size()) + " of " + masters.size()
-                    + " RedLock masters can be reached, a majority of " + majority + " is needed: " + first.getMessage(), first);
+            throw LockExceptions.mastersUnreachable(masters.size() - unreachable.size(), masters.size(), majority, first);
         }
         Timer timer = client.timer();
         // Connects block, so they never run on the timer; one in flight per master at most.

@@ -2,13 +2,12 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
-import io.latchkey.LockException;
 import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.redis.RedisFailures;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -203,12 +202,12 @@ public final class RedLockProtocol implements LockProtocol {
             if (answer.isCompletedExceptionally()) {
                 Throwable cause = failureOf(answer);
                 if (cause instanceof TimeoutException) {
-                    cause = new LockException(masters.get(i) + " did not answer within " + masters.get(i).attemptTimeout());
+                    cause = LockExceptions.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
                     failure = failure == null ? cause : failure;
-                } else if (RedisFailures.isTimeout(cause)) {
+                } else if (LockExceptions.isTimeout(cause)) {
                     // Without the timeout as cause: the acquire loop would revoke the try on every
                     // master, while releaseWhenAnswered already revokes it where it is unanswered.
-                    cause = new LockException(masters.get(i) + ": " + cause.getMessage());
+                    cause = LockExceptions.masterTimedOut(masters.get(i).toString(), cause);
                     failure = failure == null ? cause : failure;
                 } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
                     failure = cause; // a Redis failure says more than a slow answer
@@ -243,9 +242,7 @@ public final class RedLockProtocol implements LockProtocol {
                 .toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(releases).thenApply(released -> {
             if (answered < majority) {
-                throw new LockException("RedLock '" + name + "': only " + answered + " of " + masters.size()
-                        + " masters answered within their attempt timeout; a majority of " + majority + " is needed"
-                        + (cause == null ? "" : ": " + cause.getMessage()), cause);
+                throw LockExceptions.quorumNotReachedInTime(name, answered, masters.size(), majority, cause);
             }
             return TryResult.busy(retryAfterMillis(granted.size(), holderLeases));
         });
@@ -260,7 +257,7 @@ public final class RedLockProtocol implements LockProtocol {
         sent.whenComplete((holderLease, failure) -> {
             if (failure != null || holderLease == null) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
-                    if (releaseFailure != null && !(RedisFailures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
+                    if (releaseFailure != null && !(LockExceptions.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
                     }
                 });
@@ -303,7 +300,7 @@ public final class RedLockProtocol implements LockProtocol {
                 if (failure == null && renewed != null) {
                     renewed.afterRelease();
                 }
-                votes.count(failure == null ? null : RedisFailures.unwrap(failure));
+                votes.count(failure == null ? null : LockExceptions.unwrap(failure));
             });
         }
         return votes.result;
@@ -334,12 +331,10 @@ public final class RedLockProtocol implements LockProtocol {
             if (released >= majority) {
                 result.complete(null);
             } else if (notHeld > masters.size() - majority) {
-                result.completeExceptionally(new IllegalMonitorStateException("RedLock '" + name + "' is not held by owner "
-                        + owner + " of this client: " + notHeld + " of " + masters.size() + " masters do not hold it"));
+                result.completeExceptionally(LockExceptions.notHeldByMajority(name, owner, notHeld, masters.size()));
             } else if (released + notHeld + failed == masters.size()) {
-                result.completeExceptionally(new LockException("RedLock '" + name + "': only " + released + " of "
-                        + masters.size() + " masters released it and " + failed + " failed; a majority of " + majority
-                        + " is needed: " + failure.getMessage(), failure));
+                result.completeExceptionally(LockExceptions.releaseQuorumNotReached(name, released, failed, masters.size(),
+                        majority, failure));
             }
         }
     }
@@ -433,8 +428,7 @@ public final class RedLockProtocol implements LockProtocol {
                 }
             }
             if (answered < majority) {
-                throw new LockException("RedLock '" + name + "': only " + answered + " of " + masters.size()
-                        + " masters answered; a majority of " + majority + " is needed: " + failure.getMessage(), failure);
+                throw LockExceptions.quorumNotReached(name, answered, masters.size(), majority, failure);
             }
             return values;
         });
@@ -454,7 +448,7 @@ public final class RedLockProtocol implements LockProtocol {
     // ---- helpers -----------------------------------------------------------------------------
 
     private static Throwable failureOf(CompletableFuture<?> failed) {
-        return RedisFailures.unwrap(failed.handle((value, failure) -> failure).join());
+        return LockExceptions.unwrap(failed.handle((value, failure) -> failure).join());
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.LockException;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -203,7 +203,7 @@ final class RedLockWakeups implements Wakeups {
             try {
                 next = timer.newTimeout(t -> end(null), delayNanos, TimeUnit.NANOSECONDS);
             } catch (IllegalStateException timerStopped) {
-                end(new LockException("the LockClient is closed"));
+                end(LockExceptions.clientClosed());
                 return;
             }
             Timeout previous;
