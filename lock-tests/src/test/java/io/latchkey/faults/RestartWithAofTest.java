@@ -8,6 +8,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.testing.FaultProxy;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -23,16 +24,22 @@ class RestartWithAofTest {
     @Test
     void anUnlockMadeWhileRedisWasDownIsCompletedAfterARestartThatKeptTheHold() {
         try (RedisServer server = RedisServer.start("--appendonly", "yes", "--appendfsync", "always");
-             LockClient client = LockClient.create(LockConfig.builder().address(server.uri())
+             FaultProxy proxy = FaultProxy.to(server);
+             LockClient client = LockClient.create(LockConfig.builder().address(proxy.uri())
                      .commandTimeout(Duration.ofMillis(500)).build())) {
             DistributedLock lock = client.getLock("aof-held");
             lock.lock();
+            // The client stays cut off until the restarted server has been looked at.
+            proxy.blackHole();
+            proxy.resetAll();
             server.kill();
 
             assertThatThrownBy(lock::unlock).isInstanceOf(LockException.class);
             server.restart();
-
             assertThat(server.command("EXISTS", "aof-held")).as("the append-only file kept the hold").isEqualTo(1L);
+
+            proxy.resetAll();
+            proxy.heal();
             // Far less than the 30 s watchdog lease: the release was completed, not run out.
             await().atMost(Duration.ofSeconds(10)).until(() -> Long.valueOf(0).equals(server.command("EXISTS", "aof-held")));
             assertThat(lock.tryLock()).isTrue();
