@@ -2,6 +2,7 @@ package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import io.lettuce.core.RedisURI;
@@ -59,12 +60,12 @@ final class ClusterTopology implements RedisTopology {
     private ClusterTopology(ClientResources resources, RedisClusterClient client,
                             StatefulRedisClusterConnection<String, String> connection,
                             StatefulRedisClusterPubSubConnection<String, String> pubSub,
-                            boolean useShardedPubSub, Duration commandTimeout, String where) {
+                            boolean useShardedPubSub, Duration commandTimeout, String where, Ticker ticker) {
         this.resources = resources;
         this.client = client;
         this.connection = connection;
         this.pubSub = pubSub;
-        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.eventExecutorGroup());
+        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.eventExecutorGroup(), ticker);
         if (useShardedPubSub) {
             this.sharded = new ShardedSubscriptions(pubSub, client::getPartitions, client::refreshPartitionsAsync,
                     resources.eventExecutorGroup());
@@ -88,7 +89,7 @@ final class ClusterTopology implements RedisTopology {
         });
     }
 
-    static ClusterTopology connect(List<String> seeds, LockConfig config) {
+    static ClusterTopology connect(List<String> seeds, LockConfig config, Ticker ticker) {
         List<RedisURI> uris = seeds.stream().map(seed -> ConnectionOptions.uri(seed, config)).toList();
         String where = uris.stream().map(RedisURI::toString).collect(Collectors.joining(", ", "cluster [", "]"));
         ClientResources resources = ConnectionOptions.resources();
@@ -109,7 +110,7 @@ final class ClusterTopology implements RedisTopology {
             StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
             boolean useShardedPubSub = everyMasterAtLeast(connection, SHARDED_PUBSUB_MAJOR_VERSION);
             log.debug("Connected to {}; unlock messages use {} pub/sub", where, useShardedPubSub ? "sharded" : "classic");
-            return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where);
+            return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where, ticker);
         } catch (RuntimeException e) {
             shutdown(client, resources);
             throw ConnectionOptions.connectFailure(where, e);

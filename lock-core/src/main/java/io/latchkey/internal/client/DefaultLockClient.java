@@ -7,6 +7,7 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.HashedWheelTimer;
@@ -37,7 +38,7 @@ public final class DefaultLockClient implements LockClient {
     private final Map<String, LockKind> kinds = new HashMap<>();
     private boolean closed;
 
-    private DefaultLockClient(LockConfig config, HashedWheelTimer timer, RedisTopology topology) {
+    private DefaultLockClient(LockConfig config, HashedWheelTimer timer, Ticker ticker, RedisTopology topology) {
         this.config = config;
         this.timer = timer;
         this.topology = topology;
@@ -47,7 +48,7 @@ public final class DefaultLockClient implements LockClient {
             UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), timer);
             topology.listen(subscriptions);
             this.context = new LockContext(UUID.randomUUID().toString(), config, topology.executor(), subscriptions,
-                    new LeaseRenewer(timer, config.watchdogTimeout()), timer, topology.publishCommand(),
+                    new LeaseRenewer(timer, ticker, config.watchdogTimeout()), timer, ticker, topology.publishCommand(),
                     new UnsettledCalls(timer));
         }
     }
@@ -62,13 +63,14 @@ public final class DefaultLockClient implements LockClient {
         Objects.requireNonNull(config, "config");
         HashedWheelTimer timer = new HashedWheelTimer(new DefaultThreadFactory("latchkey-timer", true),
                 TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS, 512);
+        Ticker ticker = Ticker.system();
         try {
             RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config))
                     .orElse(null);
             if (topology == null && !config.clusterAddresses().isEmpty()) {
-                topology = ClusterTopology.connect(config.clusterAddresses(), config);
+                topology = ClusterTopology.connect(config.clusterAddresses(), config, ticker);
             }
-            DefaultLockClient client = new DefaultLockClient(config, timer, topology);
+            DefaultLockClient client = new DefaultLockClient(config, timer, ticker, topology);
             if (!config.redLockAddresses().isEmpty()) {
                 // Fails now, as a client of an unreachable address does, not at the first getRedLock.
                 try {

@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 
 import java.time.Duration;
@@ -76,4 +77,9 @@ public interface LockProtocol {
 
     /** @return the client's watchdog lease */
     Duration watchdogTimeout();
+
+    /** @return the clock that the acquire loop measures the caller's wait with: the client's ticker */
+    default Ticker ticker() {
+        return Ticker.system();
+    }
 }

@@ -8,6 +8,7 @@ import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.redis.RedisFailures;
 import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -153,6 +154,11 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public Duration watchdogTimeout() {
         return plain.watchdogTimeout();
+    }
+
+    @Override
+    public Ticker ticker() {
+        return plain.ticker();
     }
 
     @Override

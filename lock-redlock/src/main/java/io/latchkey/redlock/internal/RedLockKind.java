@@ -4,7 +4,9 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.internal.client.LockKind;
+import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
@@ -34,12 +36,15 @@ final class RedLockKind implements LockKind {
     private final LockConfig config;
     private final List<MasterConnection> masters;
     private final Timer timer;
+    private final Ticker ticker;
     private final ExecutorService connector;
 
-    private RedLockKind(LockConfig config, List<MasterConnection> masters, Timer timer, ExecutorService connector) {
+    private RedLockKind(LockConfig config, List<MasterConnection> masters, Timer timer, Ticker ticker,
+                        ExecutorService connector) {
         this.config = config;
         this.masters = masters;
         this.timer = timer;
+        this.ticker = ticker;
         this.connector = connector;
     }
 
@@ -70,9 +75,10 @@ final class RedLockKind implements LockKind {
             throw new LockException("only " + (masters.size() - unreachable.size()) + " of " + masters.size()
                     + " RedLock masters can be reached, a majority of " + majority + " is needed: " + first.getMessage(), first);
         }
-        // The first connected master's client: its timer serves this client's RedLocks.
-        Timer timer = masters.stream().filter(master -> master.client() != null).findFirst().orElseThrow()
-                .client().requireContext().timer();
+        // The first connected master's client: its timer and clock serve this client's RedLocks.
+        LockContext firstReachable = masters.stream().filter(master -> master.client() != null).findFirst().orElseThrow()
+                .client().requireContext();
+        Timer timer = firstReachable.timer();
         // Connects block, so they never run on the timer; one in flight per master at most.
         ThreadPoolExecutor connector = new ThreadPoolExecutor(0, masters.size(), CONNECTOR_KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), new DefaultThreadFactory("latchkey-redlock-connect", true));
@@ -81,13 +87,13 @@ final class RedLockKind implements LockKind {
                     + "trying in the background, has connected to it: {}", master, master.failure().getMessage());
             master.reconnectInBackground(timer, connector);
         }
-        return new RedLockKind(config, masters, timer, connector);
+        return new RedLockKind(config, masters, timer, firstReachable.ticker(), connector);
     }
 
     @Override
     public DistributedLock lock(String name) {
         List<Master> current = masters.stream().map(master -> Master.over(master, name)).toList();
-        return new LockFacade(RedLockProtocol.of(name, current, config.watchdogTimeout(), timer, LostLeaseListener.NONE));
+        return new LockFacade(RedLockProtocol.of(name, current, config.watchdogTimeout(), timer, ticker, LostLeaseListener.NONE));
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.redis.RedisFailures;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -53,6 +54,7 @@ public final class RedLockProtocol implements LockProtocol {
     private final int majority;
     private final Duration watchdogTimeout;
     private final Timer timer;
+    private final Ticker ticker;
     /** The longest attempt timeout: how long one try may take. */
     private final long retryBaseNanos;
     /**
@@ -63,13 +65,14 @@ public final class RedLockProtocol implements LockProtocol {
     private final long jitterNanos;
     private final LostLeaseListener lostLeaseListener;
 
-    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
                             LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
         this.majority = masters.size() / 2 + 1;
         this.watchdogTimeout = watchdogTimeout;
         this.timer = timer;
+        this.ticker = ticker;
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
@@ -119,7 +122,7 @@ public final class RedLockProtocol implements LockProtocol {
         Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
                 .min(Comparator.naturalOrder()).orElseThrow();
         return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout,
-                masters.get(0).context().timer(), lostLeaseListener);
+                masters.get(0).context().timer(), masters.get(0).context().ticker(), lostLeaseListener);
     }
 
     /**
@@ -127,12 +130,13 @@ public final class RedLockProtocol implements LockProtocol {
      * @param masters every configured master, connected or not
      * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
      * @param timer the client's timer, for the waits and checks of this lock
+     * @param ticker the client's clock, for the validity of holds and the bounds of waits
      * @param lostLeaseListener told after a renewed hold was lost and logged
      * @return the RedLock over them
      */
-    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
                               LostLeaseListener lostLeaseListener) {
-        return new RedLockProtocol(name, masters, watchdogTimeout, timer, lostLeaseListener);
+        return new RedLockProtocol(name, masters, watchdogTimeout, timer, ticker, lostLeaseListener);
     }
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
@@ -159,6 +163,12 @@ public final class RedLockProtocol implements LockProtocol {
         return timer;
     }
 
+    /** The clock of the client whose timer serves this lock. */
+    @Override
+    public Ticker ticker() {
+        return ticker;
+    }
+
     LostLeaseListener lostLeaseListener() {
         return lostLeaseListener;
     }
@@ -175,7 +185,7 @@ public final class RedLockProtocol implements LockProtocol {
         }
         // Fixed on every master: the masters' watchdogs renew only what QuorumLease registers.
         Lease perMaster = new Lease(lease.millis(), false);
-        long startNanos = System.nanoTime();
+        long startNanos = ticker.read();
         List<CompletableFuture<Long>> sent = new ArrayList<>(masters.size());
         List<CompletableFuture<Long>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
@@ -195,7 +205,7 @@ public final class RedLockProtocol implements LockProtocol {
      */
     private CompletableFuture<Long> decide(long owner, Lease lease, long validUntilNanos,
                                            List<CompletableFuture<Long>> sent, List<CompletableFuture<Long>> answers) {
-        boolean inTime = validUntilNanos - System.nanoTime() > 0;
+        boolean inTime = validUntilNanos - ticker.read() > 0;
         List<Master> granted = new ArrayList<>(masters.size());
         List<Long> holderLeases = new ArrayList<>(masters.size());
         Throwable failure = null;
@@ -374,7 +384,7 @@ public final class RedLockProtocol implements LockProtocol {
                     joined.add(answers.get(i).join());
                 }
             }
-            return new RedLockWakeups(joined, timer(), jitterNanos);
+            return new RedLockWakeups(joined, timer(), ticker, jitterNanos);
         });
     }
 
