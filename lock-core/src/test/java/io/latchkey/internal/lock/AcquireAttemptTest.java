@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LockException;
-import io.latchkey.internal.wakeup.ManualTimer;
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import io.latchkey.internal.wakeup.Wakeups;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The acquire loop below Redis: a {@link ScriptedProtocol} answers the tries, the wake-ups are
  * real {@link UnlockSubscriptions} over fake subscribe calls and a {@link ManualTimer} (whose
- * wait bounds never run out unless a test says so), so each test forces one interleaving.
+ * wait bounds never run out unless a test moves its time), so each test forces one interleaving.
  */
 class AcquireAttemptTest {
 
@@ -31,7 +31,7 @@ class AcquireAttemptTest {
     private final UnlockSubscriptions subscriptions = new UnlockSubscriptions(SubscriptionCommands.of(
             channel -> CompletableFuture.completedFuture(null), channel -> CompletableFuture.completedFuture(null)), timer);
     private final ScriptedProtocol protocol = new ScriptedProtocol(
-            owner -> subscriptions.join(CHANNEL, null), owner -> subscriptions.joinIfSubscribed(CHANNEL, null));
+            owner -> subscriptions.join(CHANNEL, null), owner -> subscriptions.joinIfSubscribed(CHANNEL, null), timer.ticker());
 
     @Test
     void anAttemptWhoseTryIsInFlightAtCloseFailsWithLockException() {
@@ -51,7 +51,8 @@ class AcquireAttemptTest {
     @Test
     void aCancelThatComesWhileTheWaitIsBeingParkedEndsTheWaitAtOnce() {
         InterleavingWakeups wakeups = new InterleavingWakeups();
-        ScriptedProtocol scripted = new ScriptedProtocol(owner -> CompletableFuture.completedFuture(wakeups), owner -> null);
+        ScriptedProtocol scripted = new ScriptedProtocol(owner -> CompletableFuture.completedFuture(wakeups), owner -> null,
+                timer.ticker());
         AcquireAttempt attempt = AcquireAttempt.start(scripted, OWNER, LEASE, AcquireAttempt.forever());
         scripted.answerHeld(OWNER); // joins, tries again
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LockException;
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
