@@ -13,7 +13,6 @@ import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -69,7 +68,7 @@ public final class RedLockProtocol implements LockProtocol {
                             LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
-        this.majority = masters.size() / 2 + 1;
+        this.majority = Votes.majorityOf(masters.size());
         this.watchdogTimeout = watchdogTimeout;
         this.timer = timer;
         this.ticker = ticker;
@@ -205,9 +204,8 @@ public final class RedLockProtocol implements LockProtocol {
      */
     private CompletableFuture<Long> decide(long owner, Lease lease, long validUntilNanos,
                                            List<CompletableFuture<Long>> sent, List<CompletableFuture<Long>> answers) {
-        boolean inTime = validUntilNanos - ticker.read() > 0;
-        List<Master> granted = new ArrayList<>(masters.size());
-        List<Long> holderLeases = new ArrayList<>(masters.size());
+        long validityLeftNanos = validUntilNanos - ticker.read();
+        Votes<Master> votes = new Votes<>(masters.size());
         Throwable failure = null;
         for (int i = 0; i < masters.size(); i++) {
             CompletableFuture<Long> answer = answers.get(i);
@@ -229,23 +227,24 @@ public final class RedLockProtocol implements LockProtocol {
             }
             Long holderLease = answer.join();
             if (holderLease == null) {
-                granted.add(masters.get(i));
+                votes.granted(masters.get(i));
             } else {
-                holderLeases.add(holderLease);
+                votes.refused(holderLease);
             }
         }
-        if (granted.size() >= majority && inTime) {
+        Votes.Outcome outcome = votes.decide(validityLeftNanos);
+        if (outcome == Votes.Outcome.ACQUIRED) {
             try {
-                QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
+                QuorumLease.acquired(this, owner, lease, votes.granted(), validUntilNanos);
             } catch (RuntimeException e) {
                 // Held all the same: failing now would leave the caller a hold it does not know of.
                 log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
             }
             return CompletableFuture.completedFuture(null);
         }
-        int answered = granted.size() + holderLeases.size();
+        int answered = votes.answered();
         Throwable cause = failure;
-        CompletableFuture<?>[] releases = granted.stream()
+        CompletableFuture<?>[] releases = votes.toRelease(outcome).stream()
                 .map(master -> master.release(owner).exceptionally(releaseFailure -> {
                     log.debug("RedLock '{}': releasing a partial grant on {} failed; its lease will run out", name, master, releaseFailure);
                     return null;
@@ -257,7 +256,7 @@ public final class RedLockProtocol implements LockProtocol {
                         + " masters answered within their attempt timeout; a majority of " + majority + " is needed"
                         + (cause == null ? "" : ": " + cause.getMessage()), cause);
             }
-            return retryAfterMillis(granted.size(), holderLeases);
+            return retryAfterMillis(outcome, votes);
         });
     }
 
@@ -284,15 +283,11 @@ public final class RedLockProtocol implements LockProtocol {
      * granted but too late: after a random delay between one and two attempt timeouts, as the
      * algorithm prescribes, so that contenders who failed together do not fail together again.
      */
-    private long retryAfterMillis(int granted, List<Long> holderLeases) {
-        int stillHeld = majority - granted;
+    private long retryAfterMillis(Votes.Outcome outcome, Votes<Master> votes) {
         long waitNanos;
-        if (stillHeld > 0) {
-            List<Long> leases = new ArrayList<>(holderLeases);
-            leases.replaceAll(millis -> millis < 0 ? Long.MAX_VALUE : millis);
-            Collections.sort(leases);
-            long millis = leases.get(stillHeld - 1);
-            if (millis == Long.MAX_VALUE) {
+        if (outcome == Votes.Outcome.HELD) {
+            long millis = votes.majorityFreeInMillis();
+            if (millis < 0) {
                 return -1; // a key without expiry: only an unlock message can end the wait
             }
             waitNanos = TimeUnit.MILLISECONDS.toNanos(millis) + ThreadLocalRandom.current().nextLong(jitterNanos);
