@@ -4,6 +4,7 @@ import io.latchkey.LockConfig;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Redaction;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import io.lettuce.core.RedisURI;
@@ -59,11 +60,11 @@ final class ClusterTopology implements RedisTopology {
     private ClusterTopology(SharedResources resources, RedisClusterClient client,
                             StatefulRedisClusterConnection<String, String> connection,
                             StatefulRedisClusterPubSubConnection<String, String> pubSub,
-                            boolean useShardedPubSub, Duration commandTimeout, String where) {
+                            boolean useShardedPubSub, Duration commandTimeout, String where, Ticker ticker) {
         this.client = client;
         this.connection = connection;
         this.pubSub = pubSub;
-        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.timer());
+        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.timer(), ticker);
         if (useShardedPubSub) {
             this.sharded = new ShardedSubscriptions(pubSub, client::getPartitions, client::refreshPartitionsAsync,
                     resources.timer());
@@ -87,7 +88,7 @@ final class ClusterTopology implements RedisTopology {
         });
     }
 
-    static ClusterTopology connect(List<String> seeds, LockConfig config, SharedResources resources) {
+    static ClusterTopology connect(List<String> seeds, LockConfig config, SharedResources resources, Ticker ticker) {
         List<RedisURI> uris = seeds.stream().map(seed -> ConnectionOptions.uri(seed, config)).toList();
         String where = seeds.stream().map(Redaction::uri).collect(Collectors.joining(", ", "cluster [", "]"));
         RedisClusterClient client = RedisClusterClient.create(resources.lettuce(), uris);
@@ -107,7 +108,7 @@ final class ClusterTopology implements RedisTopology {
             StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
             boolean useShardedPubSub = everyMasterAtLeast(connection, SHARDED_PUBSUB_MAJOR_VERSION);
             log.debug("Connected to {}; unlock messages use {} pub/sub", where, useShardedPubSub ? "sharded" : "classic");
-            return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where);
+            return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where, ticker);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
             throw LockExceptions.connectFailed(where, e);

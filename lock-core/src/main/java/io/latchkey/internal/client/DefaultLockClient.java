@@ -8,6 +8,8 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
+import io.latchkey.internal.time.Ticker;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.Timer;
@@ -33,6 +35,8 @@ public final class DefaultLockClient implements LockClient {
 
     private final LockConfig config;
     private final SharedResources resources;
+    /** The clock of every deadline and elapsed time the client measures. */
+    private final Ticker ticker = Ticker.system();
     private final String clientId = UUID.randomUUID().toString();
     private final LeaseRenewer renewer;
     private final UnsettledCalls unsettled;
@@ -51,7 +55,7 @@ public final class DefaultLockClient implements LockClient {
     private DefaultLockClient(LockConfig config, SharedResources resources, RedisTopology topology) {
         this.config = config;
         this.resources = resources;
-        this.renewer = new LeaseRenewer(resources.timer(), config.watchdogTimeout());
+        this.renewer = new LeaseRenewer(resources.timer(), ticker, config.watchdogTimeout());
         this.unsettled = new UnsettledCalls(resources.timer());
         this.own = topology == null ? null : attach(topology);
     }
@@ -70,7 +74,7 @@ public final class DefaultLockClient implements LockClient {
             RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config, resources))
                     .orElse(null);
             if (topology == null && !config.clusterAddresses().isEmpty()) {
-                topology = ClusterTopology.connect(config.clusterAddresses(), config, resources);
+                topology = ClusterTopology.connect(config.clusterAddresses(), config, resources, Ticker.system());
             }
             client = new DefaultLockClient(config, resources, topology);
         } catch (RuntimeException e) {
@@ -157,7 +161,7 @@ public final class DefaultLockClient implements LockClient {
         UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), resources.timer());
         topology.listen(subscriptions);
         LockContext context = new LockContext(clientId, config, topology.executor(), subscriptions, renewer,
-                resources.timer(), topology.publishCommand(), unsettled);
+                resources.timer(), ticker, topology.publishCommand(), unsettled);
         Connected attached = new Connected(topology, context);
         synchronized (this) {
             if (!closed) {
@@ -249,6 +253,11 @@ public final class DefaultLockClient implements LockClient {
         @Override
         public Timer timer() {
             return resources.timer();
+        }
+
+        @Override
+        public Ticker ticker() {
+            return ticker;
         }
     }
 }

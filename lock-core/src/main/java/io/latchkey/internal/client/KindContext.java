@@ -2,6 +2,7 @@ package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
 import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
 
 /**
@@ -35,4 +36,7 @@ public interface KindContext {
 
     /** @return the client's one timer, for kinds that schedule on their own */
     Timer timer();
+
+    /** @return the client's clock, for kinds that measure time on their own */
+    Ticker ticker();
 }

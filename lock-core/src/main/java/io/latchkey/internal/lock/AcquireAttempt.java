@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +24,7 @@ final class AcquireAttempt {
     private final AcquireProtocol protocol;
     private final long owner;
     private final Lease lease;
+    private final Ticker ticker;
     private final long deadlineNanos;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
@@ -34,7 +36,8 @@ final class AcquireAttempt {
         this.protocol = protocol;
         this.owner = owner;
         this.lease = lease;
-        this.deadlineNanos = waitNanos == FOREVER ? FOREVER : System.nanoTime() + waitNanos;
+        this.ticker = protocol.ticker();
+        this.deadlineNanos = waitNanos == FOREVER ? FOREVER : ticker.read() + waitNanos;
     }
 
     /**
@@ -151,7 +154,7 @@ final class AcquireAttempt {
     }
 
     private long remainingNanos() {
-        return deadlineNanos == FOREVER ? FOREVER : deadlineNanos - System.nanoTime();
+        return deadlineNanos == FOREVER ? FOREVER : deadlineNanos - ticker.read();
     }
 
     private void acquired() {

@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import java.util.concurrent.CompletableFuture;
 
@@ -56,5 +57,10 @@ public interface AcquireProtocol {
      */
     default Wakeups wakeupsIfWaitedFor(long owner) {
         return null;
+    }
+
+    /** @return the clock that the acquire loop measures the caller's wait with: the client's ticker */
+    default Ticker ticker() {
+        return Ticker.system();
     }
 }

@@ -2,6 +2,7 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.LockConfig;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.Timer;
@@ -15,11 +16,12 @@ import io.netty.util.Timer;
  * @param subscriptions unlock messages on the shared pub/sub connection
  * @param renewer the watchdog
  * @param timer the client's one timer
+ * @param ticker the client's clock, read for every deadline and elapsed time
  * @param publishCommand {@code publish}, or {@code spublish} where sharded pub/sub carries unlock messages
  * @param unsettled calls whose outcome is unknown, and their settling
  */
 public record LockContext(String clientId, LockConfig config, RedisExecutor executor,
-                          UnlockSubscriptions subscriptions, LeaseRenewer renewer, Timer timer,
+                          UnlockSubscriptions subscriptions, LeaseRenewer renewer, Timer timer, Ticker ticker,
                           String publishCommand, UnsettledCalls unsettled) {
 
     /**

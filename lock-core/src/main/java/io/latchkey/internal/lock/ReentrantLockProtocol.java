@@ -1,6 +1,7 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -112,5 +113,10 @@ public final class ReentrantLockProtocol implements LockProtocol {
     @Override
     public Duration watchdogTimeout() {
         return context.config().watchdogTimeout();
+    }
+
+    @Override
+    public Ticker ticker() {
+        return context.ticker();
     }
 }

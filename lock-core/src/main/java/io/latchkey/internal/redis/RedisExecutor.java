@@ -1,5 +1,6 @@
 package io.latchkey.internal.redis;
 
+import io.latchkey.internal.time.Ticker;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -34,6 +35,8 @@ public final class RedisExecutor {
     private final ToIntFunction<String> shardOfKey;
     /** Schedules retries of TRYAGAIN replies in a Cluster; null where they cannot occur. */
     private final Timer retryScheduler;
+    /** Bounds those retries by the command timeout; null where they cannot occur. */
+    private final Ticker ticker;
 
     /**
      * An executor for one server, where any keys may share a script call.
@@ -43,16 +46,17 @@ public final class RedisExecutor {
      * @param description where this executor points, for logs; any URI in it is shown redacted
      */
     public RedisExecutor(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout, String description) {
-        this(commands, commandTimeout, description, key -> 0, null);
+        this(commands, commandTimeout, description, key -> 0, null, null);
     }
 
     private RedisExecutor(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout, String description,
-                          ToIntFunction<String> shardOfKey, Timer retryScheduler) {
+                          ToIntFunction<String> shardOfKey, Timer retryScheduler, Ticker ticker) {
         this.commands = commands;
         this.commandTimeout = commandTimeout;
         this.description = Redaction.inText(description);
         this.shardOfKey = shardOfKey;
         this.retryScheduler = retryScheduler;
+        this.ticker = ticker;
     }
 
     /**
@@ -65,11 +69,12 @@ public final class RedisExecutor {
      * @param commandTimeout the timeout the connection enforces
      * @param description where this executor points, for logs; any URI in it is shown redacted
      * @param retryScheduler the client's timer, which schedules the retries
+     * @param ticker the client's clock, which the retries' deadline is read from
      * @return the executor
      */
     public static RedisExecutor forCluster(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout,
-                                           String description, Timer retryScheduler) {
-        return new RedisExecutor(commands, commandTimeout, description, SlotHash::getSlot, retryScheduler);
+                                           String description, Timer retryScheduler, Ticker ticker) {
+        return new RedisExecutor(commands, commandTimeout, description, SlotHash::getSlot, retryScheduler, ticker);
     }
 
     /**
@@ -118,7 +123,7 @@ public final class RedisExecutor {
         if (retryScheduler == null) {
             return call.get();
         }
-        return attempt(call, System.nanoTime() + commandTimeout.toNanos(), FIRST_RETRY_DELAY_MILLIS);
+        return attempt(call, ticker.read() + commandTimeout.toNanos(), FIRST_RETRY_DELAY_MILLIS);
     }
 
     private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, long deadlineNanos, long delayMillis) {
@@ -127,7 +132,7 @@ public final class RedisExecutor {
                 return CompletableFuture.completedFuture(reply);
             }
             if (!isTryAgain(failure)
-                    || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - deadlineNanos > 0) {
+                    || ticker.read() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - deadlineNanos > 0) {
                 return CompletableFuture.<T>failedFuture(failure);
             }
             CompletableFuture<T> retried = new CompletableFuture<>();

@@ -2,6 +2,7 @@ package io.latchkey.internal.watchdog;
 
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.time.Ticker;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -35,6 +36,7 @@ public final class LeaseRenewer implements AutoCloseable {
     static final int MAX_BATCH = 500;
 
     private final Timer timer;
+    private final Ticker ticker;
     private final Duration lease;
     private final long periodNanos;
     private final Map<HoldKey, RenewedHold> holds = new ConcurrentHashMap<>();
@@ -43,10 +45,12 @@ public final class LeaseRenewer implements AutoCloseable {
 
     /**
      * @param timer the client's timer
+     * @param ticker the client's clock, which stamps each renewal as it is sent
      * @param lease the watchdog lease that each renewal resets
      */
-    public LeaseRenewer(Timer timer, Duration lease) {
+    public LeaseRenewer(Timer timer, Ticker ticker, Duration lease) {
         this.timer = timer;
+        this.ticker = ticker;
         this.lease = lease;
         this.periodNanos = lease.toNanos() / 3;
     }
@@ -210,7 +214,7 @@ public final class LeaseRenewer implements AutoCloseable {
             keys[i] = batch.get(i).getValue().key();
             args[i + 1] = batch.get(i).getValue().field();
         }
-        long sentAtNanos = System.nanoTime();
+        long sentAtNanos = ticker.read();
         return executor.<List<Object>>eval(keys[0], RENEW, ScriptOutputType.MULTI, keys, args).handle((renewed, failure) -> {
             if (failure != null) {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
@@ -316,7 +320,7 @@ public final class LeaseRenewer implements AutoCloseable {
          *
          * @param key the lock hash
          * @param field the owner's field
-         * @param sentAtNanos {@link System#nanoTime()} just before the renewal was sent, so the
+         * @param sentAtNanos the client's {@link Ticker} just before the renewal was sent, so the
          *     new lease runs at least until {@code sentAtNanos} plus the lease
          */
         default void leaseRenewed(String key, String field, long sentAtNanos) {

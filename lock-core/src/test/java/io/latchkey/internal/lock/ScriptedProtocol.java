@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -11,8 +12,8 @@ import java.util.function.LongFunction;
 
 /**
  * A {@link LockProtocol} without Redis: every try stays unanswered until the test answers it,
- * so a test decides what each try finds and when. Releases and abandons succeed at once.
- * Thread-safe.
+ * so a test decides what each try finds and when. Releases and abandons succeed at once and are
+ * counted. Thread-safe.
  */
 final class ScriptedProtocol implements LockProtocol {
 
@@ -21,16 +22,21 @@ final class ScriptedProtocol implements LockProtocol {
 
     private final LongFunction<CompletableFuture<Wakeups>> wakeups;
     private final LongFunction<Wakeups> wakeupsIfWaitedFor;
+    private final Ticker ticker;
     private final Map<Long, Deque<CompletableFuture<Long>>> unanswered = new HashMap<>();
     private final Map<Long, Integer> tries = new HashMap<>();
+    private final Map<Long, Integer> releases = new HashMap<>();
 
     /**
      * @param wakeups what {@link #wakeups(long)} joins
      * @param wakeupsIfWaitedFor what {@link #wakeupsIfWaitedFor(long)} returns, may return null
+     * @param ticker the clock that attempts on this lock measure their wait with
      */
-    ScriptedProtocol(LongFunction<CompletableFuture<Wakeups>> wakeups, LongFunction<Wakeups> wakeupsIfWaitedFor) {
+    ScriptedProtocol(LongFunction<CompletableFuture<Wakeups>> wakeups, LongFunction<Wakeups> wakeupsIfWaitedFor,
+                     Ticker ticker) {
         this.wakeups = wakeups;
         this.wakeupsIfWaitedFor = wakeupsIfWaitedFor;
+        this.ticker = ticker;
     }
 
     /** @return how many tries the owner has made so far */
@@ -38,9 +44,28 @@ final class ScriptedProtocol implements LockProtocol {
         return tries.getOrDefault(owner, 0);
     }
 
+    /** @return how many holds the owner has released so far */
+    synchronized int releases(long owner) {
+        return releases.getOrDefault(owner, 0);
+    }
+
     /** Answers the owner's oldest unanswered try: the lock is held by someone else for a minute. */
     void answerHeld(long owner) {
-        next(owner).complete(HELD_FOR_A_MINUTE);
+        answerHeldFor(owner, HELD_FOR_A_MINUTE);
+    }
+
+    /**
+     * Answers the owner's oldest unanswered try: the lock is held by someone else.
+     *
+     * @param leaseMillis the holder's remaining lease, or -1 for a lock without expiry
+     */
+    void answerHeldFor(long owner, long leaseMillis) {
+        next(owner).complete(leaseMillis);
+    }
+
+    /** Answers the owner's oldest unanswered try: the owner now holds the lock. */
+    void answerGranted(long owner) {
+        next(owner).complete(null);
     }
 
     /** Fails the owner's oldest unanswered try, as a Redis error would. */
@@ -73,7 +98,8 @@ final class ScriptedProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Void> release(long owner) {
+    public synchronized CompletableFuture<Void> release(long owner) {
+        releases.merge(owner, 1, Integer::sum);
         return CompletableFuture.completedFuture(null);
     }
 
@@ -115,5 +141,10 @@ final class ScriptedProtocol implements LockProtocol {
     @Override
     public Duration watchdogTimeout() {
         return Duration.ofSeconds(30);
+    }
+
+    @Override
+    public Ticker ticker() {
+        return ticker;
     }
 }

@@ -3,11 +3,15 @@ package io.latchkey.internal.wakeup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LockException;
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -15,7 +19,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Subscriptions and their waits below Redis: subscribe calls that succeed at once, a manual timer. */
+/**
+ * Subscriptions and their waits below Redis: subscribe calls that succeed at once (or when the
+ * test says), a manual timer. Which waiter a message wakes, the reference counts behind
+ * SUBSCRIBE and UNSUBSCRIBE, the sequence that keeps a message sent during a try, close and
+ * re-subscription after a reconnect.
+ */
 class UnlockSubscriptionsTest {
 
     private static final String CHANNEL = "unlock-channel";
@@ -24,6 +33,157 @@ class UnlockSubscriptionsTest {
     private final ManualTimer timer = ManualTimer.manual();
     private final UnlockSubscriptions subscriptions = new UnlockSubscriptions(SubscriptionCommands.of(
             channel -> CompletableFuture.completedFuture(null), channel -> CompletableFuture.completedFuture(null)), timer);
+
+    // ---- who a message wakes -----------------------------------------------------------------
+
+    @Test
+    void eachUnaddressedMessageWakesOnlyTheLongestWaitingWaiter() {
+        List<CompletableFuture<Void>> waits = List.of(park(null), park(null), park(null));
+
+        subscriptions.message(CHANNEL, "");
+        assertEquals(List.of(true, false, false), ended(waits), "one unlock, one waiter: no herd");
+
+        subscriptions.message(CHANNEL, "");
+        assertEquals(List.of(true, true, false), ended(waits));
+    }
+
+    @Test
+    void anAddressedMessageWakesOnlyTheWaiterItNames() {
+        CompletableFuture<Void> first = park("first");
+        CompletableFuture<Void> second = park("second");
+
+        subscriptions.message(CHANNEL, "second");
+        assertEquals(List.of(false, true), ended(List.of(first, second)), "not the longest-waiting one");
+
+        subscriptions.message(CHANNEL, "somebody-elsewhere");
+        assertFalse(first.isDone(), "a message for a waiter of another client wakes nobody here");
+    }
+
+    @Test
+    void aMessageOnAnotherChannelWakesNobody() {
+        CompletableFuture<Void> waiting = park(null);
+
+        subscriptions.message("another-channel", "");
+
+        assertFalse(waiting.isDone());
+    }
+
+    @Test
+    void aMessageThatCameWhileTheWaiterWasTryingEndsItsNextWaitAtOnce() {
+        Wakeups wakeups = subscriptions.join(CHANNEL, null).join();
+        long seen = wakeups.sequence(); // read before the try
+        subscriptions.message(CHANNEL, ""); // the unlock comes while the try is on the wire: nobody is parked
+
+        CompletableFuture<Void> waited = wakeups.await(seen, ONE_MINUTE);
+
+        assertTrue(waited.isDone(), "the unlock was lost: the waiter sleeps out the holder's lease");
+        assertFalse(wakeups.await(wakeups.sequence(), ONE_MINUTE).isDone(), "a message seen before the try counts once");
+    }
+
+    @Test
+    void aWaiterWokenByAMessageThatItCannotUseHandsItOn() {
+        Wakeups first = subscriptions.join(CHANNEL, null).join();
+        CompletableFuture<Void> firstWait = first.await(first.sequence(), ONE_MINUTE);
+        CompletableFuture<Void> secondWait = park(null);
+
+        subscriptions.message(CHANNEL, "");
+        assertEquals(List.of(true, false), ended(List.of(firstWait, secondWait)));
+
+        first.handOn(); // its try failed, or it gave up
+        assertTrue(secondWait.isDone(), "the unlock died with the first waiter: the second sleeps out the lease");
+    }
+
+    @Test
+    void aWaiterWhoseWaitRanOutHandsNothingOn() {
+        Wakeups first = subscriptions.join(CHANNEL, null).join();
+        first.await(first.sequence(), TimeUnit.MILLISECONDS.toNanos(100));
+        CompletableFuture<Void> secondWait = park(null);
+
+        timer.advance(Duration.ofMillis(100));
+        first.handOn();
+
+        assertFalse(secondWait.isDone(), "a timeout is no unlock: waking the next waiter would only cost a try");
+    }
+
+    // ---- reference counting ------------------------------------------------------------------
+
+    @Test
+    void aChannelIsSubscribedByItsFirstWaiterAndUnsubscribedByItsLast() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        UnlockSubscriptions counted = new UnlockSubscriptions(recording(calls, CompletableFuture.completedFuture(null)), timer);
+
+        Wakeups first = counted.join(CHANNEL, null).join();
+        Wakeups second = counted.join(CHANNEL, null).join();
+        assertEquals(List.of("subscribe " + CHANNEL), calls);
+
+        first.close();
+        first.close(); // idempotent: it must not drop the second waiter's reference
+        assertEquals(List.of("subscribe " + CHANNEL), calls);
+
+        second.close();
+        assertEquals(List.of("subscribe " + CHANNEL, "unsubscribe " + CHANNEL), calls);
+
+        counted.join(CHANNEL, null).join();
+        assertEquals(List.of("subscribe " + CHANNEL, "unsubscribe " + CHANNEL, "subscribe " + CHANNEL), calls,
+                "a waiter after the last one left subscribes again");
+    }
+
+    @Test
+    void joinIfSubscribedJoinsOnlyASubscriptionRedisConfirmed() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> confirmation = new CompletableFuture<>();
+        UnlockSubscriptions counted = new UnlockSubscriptions(recording(calls, confirmation), timer);
+        assertNull(counted.joinIfSubscribed(CHANNEL, null), "nobody subscribed");
+
+        CompletableFuture<Wakeups> joining = counted.join(CHANNEL, null);
+        assertNull(counted.joinIfSubscribed(CHANNEL, null), "a try before the confirmation could miss the unlock");
+
+        confirmation.complete(null);
+        Wakeups joinedEarly = joining.join();
+        Wakeups joinedLate = counted.joinIfSubscribed(CHANNEL, null);
+        assertNotNull(joinedLate);
+        assertEquals(List.of("subscribe " + CHANNEL), calls, "no round trip for the second waiter");
+
+        joinedEarly.close();
+        assertEquals(List.of("subscribe " + CHANNEL), calls, "the late joiner holds a reference too");
+        joinedLate.close();
+        assertEquals(List.of("subscribe " + CHANNEL, "unsubscribe " + CHANNEL), calls);
+    }
+
+    @Test
+    void aFailedSubscribeFailsEveryJoinWithLockExceptionAndLeavesNothingBehind() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> refused = CompletableFuture.failedFuture(new IllegalStateException("Connection is closed"));
+        UnlockSubscriptions failing = new UnlockSubscriptions(recording(calls, refused), timer);
+
+        CompletionException failure = assertThrows(CompletionException.class, () -> failing.join(CHANNEL, null).join());
+        assertInstanceOf(LockException.class, failure.getCause());
+        assertEquals(List.of("subscribe " + CHANNEL, "unsubscribe " + CHANNEL), calls, "the reference was dropped");
+        assertNull(failing.joinIfSubscribed(CHANNEL, null));
+    }
+
+    private CompletableFuture<Void> park(String address) {
+        Wakeups wakeups = subscriptions.join(CHANNEL, address).join();
+        return wakeups.await(wakeups.sequence(), ONE_MINUTE);
+    }
+
+    private static List<Boolean> ended(List<CompletableFuture<Void>> waits) {
+        return waits.stream().map(CompletableFuture::isDone).toList();
+    }
+
+    private static SubscriptionCommands recording(List<String> calls, CompletableFuture<Void> subscribed) {
+        return SubscriptionCommands.of(
+                channel -> {
+                    calls.add("subscribe " + channel);
+                    return subscribed;
+                },
+                channel -> {
+                    calls.add("unsubscribe " + channel);
+                    return CompletableFuture.completedFuture(null);
+                });
+    }
+
+    // ---- close and reconnect -----------------------------------------------------------------
 
     @Test
     void aWaitStartedAfterCloseFailsWithLockException() {

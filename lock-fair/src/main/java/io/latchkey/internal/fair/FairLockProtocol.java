@@ -9,6 +9,7 @@ import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -154,6 +155,11 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public Duration watchdogTimeout() {
         return plain.watchdogTimeout();
+    }
+
+    @Override
+    public Ticker ticker() {
+        return plain.ticker();
     }
 
     @Override

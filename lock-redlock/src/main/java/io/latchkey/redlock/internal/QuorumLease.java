@@ -2,6 +2,7 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.internal.lock.Lease;
 import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -37,6 +38,7 @@ final class QuorumLease {
     private final int masterCount;
     private final int majority;
     private final Timer timer;
+    private final Ticker ticker;
     private final LostLeaseListener lostLeaseListener;
     /** Keyed by client, the same for every lock object over that master. Guarded by this. */
     private final Map<LockContext, Member> members = new HashMap<>();
@@ -49,6 +51,7 @@ final class QuorumLease {
         this.masterCount = lock.masters().size();
         this.majority = lock.majority();
         this.timer = lock.timer();
+        this.ticker = lock.ticker();
         this.lostLeaseListener = lock.lostLeaseListener();
     }
 
@@ -92,7 +95,7 @@ final class QuorumLease {
             member.gone = false;
             master.register(owner, member);
         }
-        checkIn(validUntilNanos - System.nanoTime());
+        checkIn(validUntilNanos - ticker.read());
     }
 
     /**
@@ -120,7 +123,7 @@ final class QuorumLease {
             if (over) {
                 return;
             }
-            long now = System.nanoTime();
+            long now = ticker.read();
             // A master whose lease ran out holds nothing that renewing could keep: stop trying.
             members.values().removeIf(member -> {
                 boolean ranOut = member.gone || member.runsUntilNanos - now <= 0;

@@ -5,8 +5,10 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.client.LockKind;
+import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
@@ -35,12 +37,15 @@ final class RedLockKind implements LockKind {
     private final LockConfig config;
     private final List<MasterConnection> masters;
     private final Timer timer;
+    private final Ticker ticker;
     private final ExecutorService connector;
 
-    private RedLockKind(LockConfig config, List<MasterConnection> masters, Timer timer, ExecutorService connector) {
+    private RedLockKind(LockConfig config, List<MasterConnection> masters, Timer timer, Ticker ticker,
+                        ExecutorService connector) {
         this.config = config;
         this.masters = masters;
         this.timer = timer;
+        this.ticker = ticker;
         this.connector = connector;
     }
 
@@ -80,13 +85,13 @@ final class RedLockKind implements LockKind {
                     + "trying in the background, has connected to it: {}", master, master.failure().getMessage());
             master.reconnectInBackground(timer, connector);
         }
-        return new RedLockKind(config, masters, timer, connector);
+        return new RedLockKind(config, masters, timer, client.ticker(), connector);
     }
 
     @Override
     public DistributedLock lock(String name) {
         List<Master> current = masters.stream().map(master -> Master.over(master, name)).toList();
-        return new LockFacade(RedLockProtocol.of(name, current, config.watchdogTimeout(), timer, LostLeaseListener.NONE));
+        return new LockFacade(RedLockProtocol.of(name, current, config.watchdogTimeout(), timer, ticker, LostLeaseListener.NONE));
     }
 
     @Override

@@ -8,11 +8,11 @@ import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -53,6 +53,7 @@ public final class RedLockProtocol implements LockProtocol {
     private final int majority;
     private final Duration watchdogTimeout;
     private final Timer timer;
+    private final Ticker ticker;
     /** The longest attempt timeout: how long one try may take. */
     private final long retryBaseNanos;
     /**
@@ -63,13 +64,14 @@ public final class RedLockProtocol implements LockProtocol {
     private final long jitterNanos;
     private final LostLeaseListener lostLeaseListener;
 
-    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
                             LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
-        this.majority = masters.size() / 2 + 1;
+        this.majority = Votes.majorityOf(masters.size());
         this.watchdogTimeout = watchdogTimeout;
         this.timer = timer;
+        this.ticker = ticker;
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
@@ -119,7 +121,7 @@ public final class RedLockProtocol implements LockProtocol {
         Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
                 .min(Comparator.naturalOrder()).orElseThrow();
         return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout,
-                masters.get(0).context().timer(), lostLeaseListener);
+                masters.get(0).context().timer(), masters.get(0).context().ticker(), lostLeaseListener);
     }
 
     /**
@@ -127,12 +129,13 @@ public final class RedLockProtocol implements LockProtocol {
      * @param masters every configured master, connected or not
      * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
      * @param timer the client's timer, for the waits and checks of this lock
+     * @param ticker the client's clock, for the validity of holds and the bounds of waits
      * @param lostLeaseListener told after a renewed hold was lost and logged
      * @return the RedLock over them
      */
-    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer,
+    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
                               LostLeaseListener lostLeaseListener) {
-        return new RedLockProtocol(name, masters, watchdogTimeout, timer, lostLeaseListener);
+        return new RedLockProtocol(name, masters, watchdogTimeout, timer, ticker, lostLeaseListener);
     }
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
@@ -159,6 +162,12 @@ public final class RedLockProtocol implements LockProtocol {
         return timer;
     }
 
+    /** The clock of the client whose timer serves this lock. */
+    @Override
+    public Ticker ticker() {
+        return ticker;
+    }
+
     LostLeaseListener lostLeaseListener() {
         return lostLeaseListener;
     }
@@ -173,7 +182,7 @@ public final class RedLockProtocol implements LockProtocol {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "leaseTime of a RedLock must exceed its clock-drift allowance (1 % + 2 ms): " + Duration.ofMillis(lease.millis())));
         }
-        long startNanos = System.nanoTime();
+        long startNanos = ticker.read();
         List<CompletableFuture<Long>> sent = new ArrayList<>(masters.size());
         List<CompletableFuture<Long>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
@@ -188,14 +197,13 @@ public final class RedLockProtocol implements LockProtocol {
 
     /**
      * @param validUntilNanos when the hold stops being safe to rely on: start + lease − drift
-     * @return null when acquired, else the retry bound in milliseconds; fails with LockException
+     * @return acquired, with the quorum's renewal, or the retry bound; fails with LockException
      *     when fewer than a majority answered
      */
     private CompletableFuture<TryResult> decide(long owner, Lease lease, long validUntilNanos,
                                            List<CompletableFuture<Long>> sent, List<CompletableFuture<Long>> answers) {
-        boolean inTime = validUntilNanos - System.nanoTime() > 0;
-        List<Master> granted = new ArrayList<>(masters.size());
-        List<Long> holderLeases = new ArrayList<>(masters.size());
+        long validityLeftNanos = validUntilNanos - ticker.read();
+        Votes<Master> votes = new Votes<>(masters.size());
         Throwable failure = null;
         for (int i = 0; i < masters.size(); i++) {
             CompletableFuture<Long> answer = answers.get(i);
@@ -205,8 +213,6 @@ public final class RedLockProtocol implements LockProtocol {
                     cause = LockExceptions.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
                     failure = failure == null ? cause : failure;
                 } else if (LockExceptions.isTimeout(cause)) {
-                    // Without the timeout as cause: the acquire loop would revoke the try on every
-                    // master, while releaseWhenAnswered already revokes it where it is unanswered.
                     cause = LockExceptions.masterTimedOut(masters.get(i).toString(), cause);
                     failure = failure == null ? cause : failure;
                 } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
@@ -217,12 +223,14 @@ public final class RedLockProtocol implements LockProtocol {
             }
             Long holderLease = answer.join();
             if (holderLease == null) {
-                granted.add(masters.get(i));
+                votes.granted(masters.get(i));
             } else {
-                holderLeases.add(holderLease);
+                votes.refused(holderLease);
             }
         }
-        if (granted.size() >= majority && inTime) {
+        Votes.Outcome outcome = votes.decide(validityLeftNanos);
+        if (outcome == Votes.Outcome.ACQUIRED) {
+            List<Master> granted = votes.granted();
             return CompletableFuture.completedFuture(TryResult.acquired(() -> {
                 try {
                     QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
@@ -232,9 +240,9 @@ public final class RedLockProtocol implements LockProtocol {
                 }
             }));
         }
-        int answered = granted.size() + holderLeases.size();
+        int answered = votes.answered();
         Throwable cause = failure;
-        CompletableFuture<?>[] releases = granted.stream()
+        CompletableFuture<?>[] releases = votes.toRelease(outcome).stream()
                 .map(master -> master.release(owner).exceptionally(releaseFailure -> {
                     log.debug("RedLock '{}': releasing a partial grant on {} failed; its lease will run out", name, master, releaseFailure);
                     return null;
@@ -244,18 +252,19 @@ public final class RedLockProtocol implements LockProtocol {
             if (answered < majority) {
                 throw LockExceptions.quorumNotReachedInTime(name, answered, masters.size(), majority, cause);
             }
-            return TryResult.busy(retryAfterMillis(granted.size(), holderLeases));
+            return TryResult.busy(retryAfterMillis(outcome, votes));
         });
     }
 
     /**
-     * A master that did not answer in time may still grant, or may have granted with the answer
-     * lost: release it once it answers anything but a refusal. The release goes after the acquire
-     * on the same connection, so Redis runs them in that order.
+     * A master that did not answer within the attempt timeout may still grant: release that grant
+     * once it is known. A grant whose answer is lost for good (reset, Redis timeout) is the
+     * master's own protocol's to settle: it undoes exactly that grant once the master answers, so
+     * releasing here too would take back one hold too many.
      */
     private void releaseWhenAnswered(Master master, long owner, CompletableFuture<Long> sent) {
         sent.whenComplete((holderLease, failure) -> {
-            if (failure != null || holderLease == null) {
+            if (failure == null && holderLease == null) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
                     if (releaseFailure != null && !(LockExceptions.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
@@ -271,15 +280,11 @@ public final class RedLockProtocol implements LockProtocol {
      * granted but too late: after a random delay between one and two attempt timeouts, as the
      * algorithm prescribes, so that contenders who failed together do not fail together again.
      */
-    private long retryAfterMillis(int granted, List<Long> holderLeases) {
-        int stillHeld = majority - granted;
+    private long retryAfterMillis(Votes.Outcome outcome, Votes<Master> votes) {
         long waitNanos;
-        if (stillHeld > 0) {
-            List<Long> leases = new ArrayList<>(holderLeases);
-            leases.replaceAll(millis -> millis < 0 ? Long.MAX_VALUE : millis);
-            Collections.sort(leases);
-            long millis = leases.get(stillHeld - 1);
-            if (millis == Long.MAX_VALUE) {
+        if (outcome == Votes.Outcome.HELD) {
+            long millis = votes.majorityFreeInMillis();
+            if (millis < 0) {
                 return -1; // a key without expiry: only an unlock message can end the wait
             }
             waitNanos = TimeUnit.MILLISECONDS.toNanos(millis) + ThreadLocalRandom.current().nextLong(jitterNanos);
@@ -369,7 +374,7 @@ public final class RedLockProtocol implements LockProtocol {
                     joined.add(answers.get(i).join());
                 }
             }
-            return new RedLockWakeups(joined, timer(), jitterNanos);
+            return new RedLockWakeups(joined, timer(), ticker, jitterNanos);
         });
     }
 

@@ -1,6 +1,7 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -24,6 +25,7 @@ final class RedLockWakeups implements Wakeups {
 
     private final List<Wakeups> masters;
     private final Timer timer;
+    private final Ticker ticker;
     private final long jitterNanos;
     /** The wait in progress, or the last one. Guarded by this. */
     private Round round;
@@ -34,11 +36,13 @@ final class RedLockWakeups implements Wakeups {
     /**
      * @param masters the joined unlock channels; may be empty
      * @param timer the timer of the RedLock's first master
+     * @param ticker the clock of that master's client
      * @param jitterNanos the bound on the random delay after a message; positive
      */
-    RedLockWakeups(List<Wakeups> masters, Timer timer, long jitterNanos) {
+    RedLockWakeups(List<Wakeups> masters, Timer timer, Ticker ticker, long jitterNanos) {
         this.masters = List.copyOf(masters);
         this.timer = timer;
+        this.ticker = ticker;
         this.jitterNanos = jitterNanos;
     }
 
@@ -53,7 +57,7 @@ final class RedLockWakeups implements Wakeups {
 
     @Override
     public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
-        long deadlineNanos = System.nanoTime() + timeoutNanos;
+        long deadlineNanos = ticker.read() + timeoutNanos;
         long[] seen = new long[masters.size()];
         long sum = 0;
         for (int i = 0; i < seen.length; i++) {
@@ -171,7 +175,7 @@ final class RedLockWakeups implements Wakeups {
             } else if (sequence() != seenSequence) {
                 signalled();
             } else if (!ending()) {
-                long leftNanos = deadlineNanos - System.nanoTime();
+                long leftNanos = deadlineNanos - ticker.read();
                 if (leftNanos > 0) {
                     // No message and not this round's end: an interrupt the master kept from an
                     // earlier wait. Its messages still count for the rest of this round.
@@ -189,7 +193,7 @@ final class RedLockWakeups implements Wakeups {
                 }
                 signalled = true;
             }
-            long delay = Math.min(ThreadLocalRandom.current().nextLong(jitterNanos), deadlineNanos - System.nanoTime());
+            long delay = Math.min(ThreadLocalRandom.current().nextLong(jitterNanos), deadlineNanos - ticker.read());
             if (delay <= 0) {
                 end(null);
             } else {

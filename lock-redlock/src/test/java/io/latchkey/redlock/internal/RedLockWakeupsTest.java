@@ -3,6 +3,7 @@ package io.latchkey.redlock.internal;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timer;
@@ -29,7 +30,7 @@ class RedLockWakeupsTest {
     private static final Duration PROMPTLY = Duration.ofSeconds(5);
 
     private final Timer timer = new HashedWheelTimer();
-    private final RedLockWakeups wakeups = new RedLockWakeups(List.of(), timer, TimeUnit.MILLISECONDS.toNanos(1));
+    private final RedLockWakeups wakeups = new RedLockWakeups(List.of(), timer, Ticker.system(), TimeUnit.MILLISECONDS.toNanos(1));
 
     @AfterEach
     void stopTimer() {
@@ -88,7 +89,7 @@ class RedLockWakeupsTest {
     void aRoundThatOneMastersMessageEndedLeavesNoInterruptBehindForTheNextRound() throws Exception {
         KeptInterruptWakeups first = new KeptInterruptWakeups();
         KeptInterruptWakeups second = new KeptInterruptWakeups();
-        RedLockWakeups overTwo = new RedLockWakeups(List.of(first, second), timer, TimeUnit.MILLISECONDS.toNanos(1));
+        RedLockWakeups overTwo = new RedLockWakeups(List.of(first, second), timer, Ticker.system(), TimeUnit.MILLISECONDS.toNanos(1));
 
         CompletableFuture<Void> woken = overTwo.await(overTwo.sequence(), LONG_WAIT_NANOS);
         first.signal();
@@ -103,7 +104,7 @@ class RedLockWakeupsTest {
     @Test
     void anInterruptThatAMasterKeptFromBeforeDoesNotEndTheRound() throws Exception {
         KeptInterruptWakeups master = new KeptInterruptWakeups();
-        RedLockWakeups overOne = new RedLockWakeups(List.of(master), timer, TimeUnit.MILLISECONDS.toNanos(1));
+        RedLockWakeups overOne = new RedLockWakeups(List.of(master), timer, Ticker.system(), TimeUnit.MILLISECONDS.toNanos(1));
         master.interrupt();
 
         CompletableFuture<Void> wait = overOne.await(overOne.sequence(), LONG_WAIT_NANOS);
