@@ -3,7 +3,9 @@
  * machinery that other lock kinds build on.
  */
 module io.latchkey.core {
-    requires transitive lettuce.core;
+    // Not transitive: no public signature of io.latchkey mentions a Lettuce type, so an
+    // application needs Lettuce on its module path but not in its own module-info.
+    requires lettuce.core;
     requires io.netty.common;
     requires reactor.core;
     requires org.slf4j;
