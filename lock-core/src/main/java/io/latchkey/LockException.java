@@ -11,6 +11,8 @@ public class LockException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates an exception without a cause.
+     *
      * @param message what failed, naming the lock
      */
     public LockException(String message) {
@@ -18,6 +20,8 @@ public class LockException extends RuntimeException {
     }
 
     /**
+     * Creates an exception with the failure that caused it.
+     *
      * @param message what failed, naming the lock
      * @param cause the underlying failure
      */
