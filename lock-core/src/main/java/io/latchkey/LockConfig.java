@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -362,7 +363,7 @@ public final class LockConfig {
 
         private static void requireArgument(boolean condition, String template, Object... args) {
             if (!condition) {
-                throw new IllegalArgumentException(String.format(template, args));
+                throw new IllegalArgumentException(String.format(Locale.ROOT, template, args));
             }
         }
     }
