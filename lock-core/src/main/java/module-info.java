@@ -3,8 +3,16 @@
  * machinery that other lock kinds build on.
  */
 module io.latchkey.core {
-    requires transitive lettuce.core;
+    // Not transitive: no public signature of io.latchkey mentions a Lettuce type, so an
+    // application needs Lettuce on its module path but not in its own module-info.
+    requires lettuce.core;
     requires io.netty.common;
+    // Lettuce is an automatic module: it cannot say that it needs Netty's transport, handler and
+    // DNS resolver (which bring codec, buffer and resolver along). Without these, an application
+    // on the module path would have to resolve them itself (--add-modules) or fail to connect.
+    requires io.netty.transport;
+    requires io.netty.handler;
+    requires io.netty.resolver.dns;
     requires reactor.core;
     requires org.slf4j;
 

@@ -5,6 +5,8 @@
  */
 module io.latchkey.fair {
     requires io.latchkey.core;
+    // The fair scripts are run through lock-core's executor with Lettuce's ScriptOutputType.
+    requires lettuce.core;
 
     // The scripts are resources of this package, read by lock-core's script loader.
     opens io.latchkey.internal.fair to io.latchkey.core;

@@ -31,7 +31,7 @@ import java.util.concurrent.locks.Lock;
  */
 public interface DistributedLock extends Lock {
 
-    /** @return the lock's name, as given to the client */
+    /** {@return the lock's name, as given to the client} */
     String getName();
 
     /**
@@ -133,34 +133,45 @@ public interface DistributedLock extends Lock {
      */
     boolean forceUnlock();
 
-    /** @return true if any owner holds the lock */
+    /** {@return true if any owner holds the lock} */
     boolean isLocked();
 
-    /** @return true if the calling thread holds the lock */
+    /** {@return true if the calling thread holds the lock} */
     boolean isHeldByCurrentThread();
 
     /**
+     * {@return true if that owner holds the lock}
+     *
      * @param ownerId an owner id of this client, as passed to the async methods
-     * @return true if that owner holds the lock
      */
     boolean isHeldBy(long ownerId);
 
-    /** @return how many times the calling thread holds the lock; 0 if it does not */
+    /** {@return how many times the calling thread holds the lock; 0 if it does not} */
     int getHoldCount();
 
-    /** @return the time until the lock's lease runs out; {@link Duration#ZERO} when it is not locked */
+    /** {@return the time until the lock's lease runs out; {@link Duration#ZERO} when it is not locked} */
     Duration remainingLease();
 
-    /** @return completes when the calling thread's id holds the lock, with a watchdog lease */
+    /**
+     * Acquires the lock for the calling thread's id with a watchdog lease, waiting as long as it
+     * takes.
+     *
+     * @return completes when the calling thread's id holds the lock, with a watchdog lease
+     */
     CompletableFuture<Void> lockAsync();
 
     /**
+     * Acquires the lock for {@code ownerId} with a watchdog lease, waiting as long as it takes.
+     *
      * @param ownerId the owner to acquire for
      * @return completes when {@code ownerId} holds the lock, with a watchdog lease
      */
     CompletableFuture<Void> lockAsync(long ownerId);
 
     /**
+     * Acquires the lock for the calling thread's id with a fixed lease that is never renewed,
+     * waiting as long as it takes.
+     *
      * @param leaseTime fixed lease; positive, not null
      * @return completes when the calling thread's id holds the lock
      * @throws IllegalArgumentException if {@code leaseTime} is not positive
@@ -168,6 +179,9 @@ public interface DistributedLock extends Lock {
     CompletableFuture<Void> lockAsync(Duration leaseTime);
 
     /**
+     * Acquires the lock for {@code ownerId} with a fixed lease that is never renewed, waiting as
+     * long as it takes.
+     *
      * @param leaseTime fixed lease; positive, not null
      * @param ownerId the owner to acquire for
      * @return completes when {@code ownerId} holds the lock
@@ -175,10 +189,16 @@ public interface DistributedLock extends Lock {
      */
     CompletableFuture<Void> lockAsync(Duration leaseTime, long ownerId);
 
-    /** @return true if the calling thread's id acquired the free lock, with a watchdog lease */
+    /**
+     * Acquires the lock for the calling thread's id with a watchdog lease if it is free now.
+     *
+     * @return true if the calling thread's id acquired the free lock, with a watchdog lease
+     */
     CompletableFuture<Boolean> tryLockAsync();
 
     /**
+     * Waits up to {@code waitTime} for the lock, for the calling thread's id, with a watchdog lease.
+     *
      * @param waitTime the longest wait; zero or positive, not null
      * @return true if acquired within {@code waitTime}, with a watchdog lease
      * @throws IllegalArgumentException if {@code waitTime} is negative
@@ -186,6 +206,8 @@ public interface DistributedLock extends Lock {
     CompletableFuture<Boolean> tryLockAsync(Duration waitTime);
 
     /**
+     * Waits up to {@code waitTime} for the lock, for the calling thread's id, with a fixed lease.
+     *
      * @param waitTime the longest wait; zero or positive, not null
      * @param leaseTime fixed lease; positive, not null
      * @return true if acquired within {@code waitTime}
@@ -194,6 +216,8 @@ public interface DistributedLock extends Lock {
     CompletableFuture<Boolean> tryLockAsync(Duration waitTime, Duration leaseTime);
 
     /**
+     * Waits up to {@code waitTime} for the lock, for {@code ownerId}, with a fixed lease.
+     *
      * @param waitTime the longest wait; zero or positive, not null
      * @param leaseTime fixed lease; positive, not null
      * @param ownerId the owner to acquire for
@@ -202,20 +226,30 @@ public interface DistributedLock extends Lock {
      */
     CompletableFuture<Boolean> tryLockAsync(Duration waitTime, Duration leaseTime, long ownerId);
 
-    /** @return completes when one hold of the calling thread's id is released; fails with
-     *     {@link IllegalMonitorStateException} if it held none */
+    /**
+     * Releases one hold of the calling thread's id; the last one frees the lock and wakes a waiter.
+     *
+     * @return completes when one hold of the calling thread's id is released; fails with
+     *     {@link IllegalMonitorStateException} if it held none
+     */
     CompletableFuture<Void> unlockAsync();
 
     /**
+     * Releases one hold of {@code ownerId}; the last one frees the lock and wakes a waiter.
+     *
      * @param ownerId the owner whose hold to release
      * @return completes when one hold of {@code ownerId} is released; fails with
      *     {@link IllegalMonitorStateException} if it held none
      */
     CompletableFuture<Void> unlockAsync(long ownerId);
 
-    /** @return true if the lock existed and was deleted */
+    /**
+     * Deletes the lock whoever holds it and wakes a waiter, as {@link #forceUnlock()} does.
+     *
+     * @return true if the lock existed and was deleted
+     */
     CompletableFuture<Boolean> forceUnlockAsync();
 
-    /** @return true if any owner holds the lock */
+    /** {@return true if any owner holds the lock} */
     CompletableFuture<Boolean> isLockedAsync();
 }

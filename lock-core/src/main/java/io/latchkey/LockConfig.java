@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -54,55 +55,55 @@ public final class LockConfig {
     }
 
     /**
-     * @return a builder with the defaults: 30 s watchdog lease, 3 s command timeout, 100 ms
-     *     RedLock attempt timeout, a fair wait timeout equal to the watchdog lease, each adapted
-     *     to the settings made (see {@link Builder#build()})
+     * {@return a builder with the defaults: 30 s watchdog lease, 3 s command timeout, 100 ms
+     * RedLock attempt timeout, a fair wait timeout equal to the watchdog lease, each adapted to
+     * the settings made (see {@link Builder#build()})}
      */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** @return the single-server or Sentinel URI, if one was given */
+    /** {@return the single-server or Sentinel URI, if one was given} */
     public Optional<String> address() {
         return address;
     }
 
-    /** @return the Redis Cluster seed URIs; empty unless a cluster was configured */
+    /** {@return the Redis Cluster seed URIs; empty unless a cluster was configured} */
     public List<String> clusterAddresses() {
         return clusterAddresses;
     }
 
-    /** @return the independent masters used by {@link LockClient#getRedLock(String)}; may be empty */
+    /** {@return the independent masters used by {@link LockClient#getRedLock(String)}; may be empty} */
     public List<String> redLockAddresses() {
         return redLockAddresses;
     }
 
-    /** @return the lease of locks taken without one; renewed every third of it while held */
+    /** {@return the lease of locks taken without one; renewed every third of it while held} */
     public Duration watchdogTimeout() {
         return watchdogTimeout;
     }
 
     /**
-     * @return how long a fair-lock waiter may go without retrying before it is evicted from the
-     *     queue; unless set, the watchdog timeout
+     * {@return how long a fair-lock waiter may go without retrying before it is evicted from the
+     * queue; unless set, the watchdog timeout}
      */
     public Duration fairLockWaitTimeout() {
         return fairLockWaitTimeout;
     }
 
-    /** @return the bound on one Redis round trip */
+    /** {@return the bound on one Redis round trip} */
     public Duration commandTimeout() {
         return commandTimeout;
     }
 
-    /** @return the bound on one RedLock master's answer to an acquire, far below any lease */
+    /** {@return the bound on one RedLock master's answer to an acquire, far below any lease} */
     public Duration redLockAttemptTimeout() {
         return redLockAttemptTimeout;
     }
 
     /**
-     * @return the PEM file of the certificates that {@code rediss://} connections trust, if one
-     *     was given; without it the JVM's default trust store decides
+     * {@return the PEM file of the certificates that {@code rediss://} connections trust, if one
+     * was given}; without it the JVM's default trust store decides.
      */
     public Optional<Path> trustedCertificates() {
         return trustedCertificates;
@@ -137,6 +138,8 @@ public final class LockConfig {
         }
 
         /**
+         * Points the client at one Redis server or a Sentinel group.
+         *
          * @param redisUri one server ({@code redis://host:port}, {@code rediss://} for TLS,
          *     {@code redis://user:password@host}) or a Sentinel group
          *     ({@code redis-sentinel://host:26379,host2:26379/0#mymaster}); not null
@@ -164,6 +167,8 @@ public final class LockConfig {
         }
 
         /**
+         * Sets the independent masters of {@link LockClient#getRedLock(String)}.
+         *
          * @param masterUris at least three independent masters (no replication between them); not null
          * @return this builder
          */
@@ -173,6 +178,9 @@ public final class LockConfig {
         }
 
         /**
+         * Sets the watchdog lease: the lease of locks taken without one, renewed while they are
+         * held.
+         *
          * @param lease the lease of locks taken without one, renewed every {@code lease / 3};
          *     positive and longer than twice the command timeout. Default 30 s, or four command
          *     timeouts if that is longer.
@@ -184,6 +192,8 @@ public final class LockConfig {
         }
 
         /**
+         * Sets how long a fair-lock waiter keeps its place in the queue without retrying.
+         *
          * @param timeout how long a queued fair-lock waiter may go without retrying before it is
          *     evicted, so that a dead process cannot block the queue; positive. Default: the
          *     watchdog timeout, so a crashed waiter stalls the queue no longer than a crashed
@@ -197,6 +207,8 @@ public final class LockConfig {
         }
 
         /**
+         * Sets the bound on every round trip to Redis.
+         *
          * @param timeout the bound on one Redis round trip; positive, shorter than half the
          *     watchdog timeout, and not shorter than the RedLock attempt timeout. Default 3 s, or a
          *     quarter of the watchdog timeout if that is shorter (but never below a RedLock
@@ -209,6 +221,8 @@ public final class LockConfig {
         }
 
         /**
+         * Sets the bound on each RedLock master's answer to an acquire.
+         *
          * @param timeout how long one RedLock acquire waits for any single master; positive and
          *     not longer than the command timeout. Default 100 ms, or the command timeout if that
          *     is shorter.
@@ -335,7 +349,7 @@ public final class LockConfig {
 
         private static void requireArgument(boolean condition, String template, Object... args) {
             if (!condition) {
-                throw new IllegalArgumentException(String.format(template, args));
+                throw new IllegalArgumentException(String.format(Locale.ROOT, template, args));
             }
         }
     }

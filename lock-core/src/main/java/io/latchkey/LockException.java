@@ -18,6 +18,8 @@ public class LockException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates an exception without a cause.
+     *
      * @param message what failed, naming the lock
      */
     public LockException(String message) {
@@ -25,6 +27,8 @@ public class LockException extends RuntimeException {
     }
 
     /**
+     * Creates an exception with the failure that caused it.
+     *
      * @param message what failed, naming the lock
      * @param cause the underlying failure
      */
