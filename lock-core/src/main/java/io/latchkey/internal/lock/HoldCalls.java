@@ -7,6 +7,8 @@ import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The calls that change an owner's hold count in a lock hash, for the lock kinds whose holds
@@ -84,12 +86,25 @@ public final class HoldCalls {
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
         context.renewer().releasing(context.executor(), lock, field);
-        return unsettled.after(hold, () -> scripts.release(field, call, RELEASE)).handle((left, failure) -> {
+        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
+        AtomicBoolean sent = new AtomicBoolean();
+        return unsettled.after(hold, () -> {
+            sent.set(true);
+            // Registered before the call counts as answered, so the owner's next call comes after it.
+            return scripts.release(field, call, RELEASE).whenComplete((left, failure) -> {
+                if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
+                    unsettled.settleLater(hold, "release " + call, again);
+                }
+            });
+        }).handle((left, failure) -> {
             if (failure != null) {
                 if (!LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
                     throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
                 }
-                unsettled.settleLater(hold, "release " + call, () -> scripts.release(field, call, RELEASE));
+                if (!sent.get()) {
+                    // An earlier call could not be settled, so this one never left: it is owed too.
+                    unsettled.settleLater(hold, "release " + call, again);
+                }
                 throw LockExceptions.releaseDeferred(name, owner, failure);
             }
             if (left == null || left == 0L) {

@@ -23,8 +23,8 @@ public final class LockFacade implements DistributedLock {
         this.protocol = Objects.requireNonNull(protocol, "protocol");
     }
 
-    /** @return the lock kind's Redis side, for combinators such as RedLock */
-    public LockProtocol protocol() {
+    /** @return the lock kind's Redis side */
+    LockProtocol protocol() {
         return protocol;
     }
 

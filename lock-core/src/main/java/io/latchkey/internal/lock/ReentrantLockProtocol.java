@@ -4,8 +4,10 @@ import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
+import io.latchkey.DistributedLock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -45,6 +47,18 @@ public final class ReentrantLockProtocol implements LockProtocol {
                         new String[] {keys.lock(), keys.channel()}, field, context.publishCommand(), call, mode);
             }
         });
+    }
+
+    /**
+     * The one place that looks behind a {@link DistributedLock}, for combinators that compose the
+     * plain locks an application already has ({@code RedLock.of}).
+     *
+     * @param lock any lock
+     * @return its plain lock, if it is a lock of {@code LockClient.getLock}
+     */
+    public static Optional<ReentrantLockProtocol> behind(DistributedLock lock) {
+        return lock instanceof LockFacade facade && facade.protocol() instanceof ReentrantLockProtocol plain
+                ? Optional.of(plain) : Optional.empty();
     }
 
     @Override

@@ -15,21 +15,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acquires and releases whose outcome Redis never told us, and the calls that settle them.
+ * The calls that change one owner's hold of one lock, one at a time, and the settling of those
+ * whose outcome Redis never told us.
  *
  * <p>A call whose connection broke, was reset, or timed out after the command was written may
  * or may not have run. Left alone, an unknown grant holds the lock until its lease runs out (for
  * ever, if the watchdog kept renewing it), and an unknown release leaves the lock held. Each such
  * call is settled here instead: an unknown acquire is undone, an unknown release completed. The
  * settling calls are idempotent in Redis (each names the call it settles, which the lock scripts
- * remember beside the owner's hold), so running one twice, or after the original did run, does
- * no more than the original call would have done.
+ * remember beside the owner's hold as the owner's last call), so running one twice, or after the
+ * original did run, does no more than the original call would have done.
  *
- * <p>Settling is per hold (one owner of one lock): it runs in the order the calls were made,
- * retried on the client's timer with a growing pause until Redis answers, and every later call
- * of that owner on that lock waits until its earlier calls are settled, so a later {@code lock()}
- * can never take an unknown grant for a re-entry. While Redis stays unreachable, such a later
- * call fails as any call would. Thread-safe.
+ * <p>That memory holds only the owner's last call, so the calls of one hold go one at a time: a
+ * call is sent once the one before it has answered or failed and every unsettled call before it
+ * is settled. A thread owner makes one call at a time anyway, so this costs it nothing; it
+ * orders the calls of an owner id shared by async callers, and those a RedLock makes on one
+ * master while an earlier one is still unanswered. Settling starts at once, behind the call it
+ * settles on the same connection, and is then retried on the client's timer with a growing
+ * pause until Redis answers. A later call of that owner on that lock never takes an unknown
+ * grant for a re-entry; while Redis stays unreachable, it fails as any call would. Thread-safe.
  */
 public final class UnsettledCalls implements AutoCloseable {
 
@@ -38,7 +42,8 @@ public final class UnsettledCalls implements AutoCloseable {
     private static final long MAX_RETRY_MILLIS = 1000;
 
     private final Timer timer;
-    private final Map<HoldId, Backlog> backlogs = new ConcurrentHashMap<>();
+    /** A line exists while a call of its hold is in flight or unsettled. */
+    private final Map<HoldId, CallLine> lines = new ConcurrentHashMap<>();
     private final AtomicLong lastCallId = new AtomicLong();
     private volatile boolean closed;
 
@@ -56,21 +61,41 @@ public final class UnsettledCalls implements AutoCloseable {
     }
 
     /**
-     * Runs a call of an owner once every earlier unsettled call of that owner on that lock is
-     * settled; at once when there is none, which is the common case and costs a map lookup.
+     * Runs a call of an owner once its earlier calls on that lock have answered and every unsettled
+     * one is settled; at once when there is none, the common case.
      *
      * @param hold the owner's hold
-     * @param call sends the call
+     * @param call sends the call; a settlement it needs must be registered ({@link #settleLater})
+     *     before the future it returns completes
      * @param <T> the reply type
      * @return the call's reply; or the failure that kept an earlier call from being settled, in
      *     which case this call was not sent
      */
     public <T> CompletableFuture<T> after(HoldId hold, Supplier<CompletableFuture<T>> call) {
-        Backlog backlog = backlogs.get(hold);
-        if (backlog == null) {
+        CallLine line = lines.compute(hold, (id, existing) -> {
+            CallLine admitting = existing == null ? new CallLine(id) : existing;
+            admitting.admit();
+            return admitting;
+        });
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Void> previous = line.queueBehind(done);
+        CompletableFuture<T> reply = previous.isDone() && line.isSettled()
+                ? send(call)
+                : previous.thenCompose(answered -> line.drain()).thenCompose(settled -> send(call));
+        reply.whenComplete((ok, failure) -> {
+            done.complete(null);
+            line.finish();
+            removeIfIdle(line);
+        });
+        return reply;
+    }
+
+    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+        try {
             return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return backlog.drain().thenCompose(settled -> call.get());
     }
 
     /**
@@ -88,14 +113,20 @@ public final class UnsettledCalls implements AutoCloseable {
             log.debug("{} of {} is unsettled and the client is closed: its lease bounds it", what, hold);
             return;
         }
-        Backlog backlog = backlogs.computeIfAbsent(hold, Backlog::new);
-        backlog.add(what, settle);
-        backlog.drainSoon(FIRST_RETRY_MILLIS);
+        CallLine line = lines.compute(hold, (id, existing) -> {
+            CallLine settling = existing == null ? new CallLine(id) : existing;
+            settling.add(what, settle);
+            return settling;
+        });
+        // At once: after a timeout the connection still stands, and the settling call queues
+        // right behind the one it settles, so a Redis that was only slow runs both back to back
+        // and nobody sees the stray grant. If the connection is down, it fails fast and retries.
+        line.drain();
     }
 
-    /** @return the number of holds with calls still to settle, for tests and diagnostics */
+    /** @return the number of holds with calls in flight or still to settle, for tests and diagnostics */
     public int pending() {
-        return backlogs.size();
+        return lines.size();
     }
 
     /**
@@ -106,12 +137,13 @@ public final class UnsettledCalls implements AutoCloseable {
      */
     public CompletableFuture<Void> closeAsync() {
         closed = true;
-        CompletableFuture<?>[] last = backlogs.values().stream()
-                .map(backlog -> backlog.drain().exceptionally(failure -> null))
+        CompletableFuture<?>[] last = lines.values().stream()
+                .map(line -> line.drain().exceptionally(failure -> null))
                 .toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(last).whenComplete((ok, failure) -> backlogs.values().forEach(backlog ->
-                log.warn("{} call(s) of {} were not settled before the client closed: their lease bounds them",
-                        backlog.size(), backlog.hold)));
+        return CompletableFuture.allOf(last).whenComplete((ok, failure) -> lines.values().stream()
+                .filter(line -> !line.isSettled())
+                .forEach(line -> log.warn("{} call(s) of {} were not settled before the client closed: their lease bounds them",
+                        line.unsettledCount(), line.hold)));
     }
 
     @Override
@@ -119,12 +151,21 @@ public final class UnsettledCalls implements AutoCloseable {
         closeAsync();
     }
 
-    /** The unsettled calls of one hold, settled one at a time, oldest first. */
-    private final class Backlog {
+    /** Drops a line with nothing in flight and nothing to settle; its monitor is taken inside the map's. */
+    private void removeIfIdle(CallLine line) {
+        lines.computeIfPresent(line.hold, (id, current) -> current == line && line.isIdle() ? null : current);
+    }
+
+    /** The calls of one hold: admitted one at a time, and the unsettled ones settled oldest first. */
+    private final class CallLine {
 
         private final HoldId hold;
+        /** Guarded by this: completes when the last admitted call has answered or failed. */
+        private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+        /** Guarded by this: calls admitted and not finished. */
+        private int inFlight;
         /** Guarded by this. */
-        private final Deque<Pending> calls = new ArrayDeque<>();
+        private final Deque<Pending> unsettled = new ArrayDeque<>();
         /** Guarded by this: the drain in progress, so that at most one runs. */
         private CompletableFuture<Void> draining;
         /** Guarded by this. */
@@ -132,16 +173,39 @@ public final class UnsettledCalls implements AutoCloseable {
         /** Guarded by this. */
         private boolean retryScheduled;
 
-        Backlog(HoldId hold) {
+        CallLine(HoldId hold) {
             this.hold = hold;
         }
 
-        synchronized void add(String what, Supplier<CompletableFuture<?>> settle) {
-            calls.addLast(new Pending(what, settle));
+        synchronized void admit() {
+            inFlight++;
         }
 
-        synchronized int size() {
-            return calls.size();
+        synchronized void finish() {
+            inFlight--;
+        }
+
+        /** @return the future of the call before, which {@code done} follows from now on */
+        synchronized CompletableFuture<Void> queueBehind(CompletableFuture<Void> done) {
+            CompletableFuture<Void> previous = tail;
+            tail = done;
+            return previous;
+        }
+
+        synchronized void add(String what, Supplier<CompletableFuture<?>> settle) {
+            unsettled.addLast(new Pending(what, settle));
+        }
+
+        synchronized boolean isSettled() {
+            return unsettled.isEmpty() && draining == null;
+        }
+
+        synchronized boolean isIdle() {
+            return inFlight == 0 && unsettled.isEmpty() && draining == null && !retryScheduled;
+        }
+
+        synchronized int unsettledCount() {
+            return unsettled.size();
         }
 
         /** @return completes when every call is settled, or fails with the first that could not be */
@@ -150,6 +214,9 @@ public final class UnsettledCalls implements AutoCloseable {
             synchronized (this) {
                 if (draining != null) {
                     return draining;
+                }
+                if (unsettled.isEmpty()) {
+                    return CompletableFuture.completedFuture(null);
                 }
                 run = new CompletableFuture<>();
                 draining = run;
@@ -161,41 +228,22 @@ public final class UnsettledCalls implements AutoCloseable {
         private void settleNext(CompletableFuture<Void> run) {
             Pending next;
             synchronized (this) {
-                next = calls.peekFirst();
+                next = unsettled.peekFirst();
                 if (next == null) {
                     draining = null;
                     retryMillis = FIRST_RETRY_MILLIS;
-                    // Removing an empty backlog under its own lock: a call added after this finds
-                    // no backlog and makes a new one.
-                    backlogs.remove(hold, this);
                 }
             }
             if (next == null) {
                 run.complete(null);
+                removeIfIdle(this);
                 return;
             }
-            CompletableFuture<?> reply;
-            try {
-                reply = next.settle.get();
-            } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e);
-            }
-            reply = reply.handle((ok, failure) -> {
-                if (failure != null && !LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
-                    // Redis answered for good: whatever it said, retrying would not change it.
-                    log.warn("settling {} of {}: Redis refused it: {}", next.what, hold, failure.getMessage());
-                    return null;
-                }
-                if (failure != null) {
-                    throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-                }
-                return ok;
-            });
-            reply.whenComplete((ok, failure) -> {
+            settleOnce(next).whenComplete((ok, failure) -> {
                 if (failure == null) {
                     log.debug("settled {} of {}", next.what, hold);
                     synchronized (this) {
-                        calls.pollFirst();
+                        unsettled.pollFirst();
                     }
                     settleNext(run);
                 } else {
@@ -211,7 +259,28 @@ public final class UnsettledCalls implements AutoCloseable {
             });
         }
 
-        void drainSoon(long delayMillis) {
+        /** @return completes normally once Redis answered for good, whatever it said */
+        private CompletableFuture<?> settleOnce(Pending next) {
+            CompletableFuture<?> reply;
+            try {
+                reply = next.settle.get();
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+            return reply.handle((ok, failure) -> {
+                if (failure != null && !LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
+                    // Redis answered for good: whatever it said, retrying would not change it.
+                    log.warn("settling {} of {}: Redis refused it: {}", next.what, hold, failure.getMessage());
+                    return null;
+                }
+                if (failure != null) {
+                    throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+                }
+                return ok;
+            });
+        }
+
+        private void drainSoon(long delayMillis) {
             synchronized (this) {
                 if (closed || retryScheduled) {
                     return;
@@ -226,6 +295,7 @@ public final class UnsettledCalls implements AutoCloseable {
                     if (!closed) {
                         drain();
                     }
+                    removeIfIdle(this);
                 }, delayMillis, TimeUnit.MILLISECONDS);
             } catch (IllegalStateException timerStopped) {
                 synchronized (this) {

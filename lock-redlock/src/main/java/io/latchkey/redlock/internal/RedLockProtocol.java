@@ -3,7 +3,6 @@ package io.latchkey.redlock.internal;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
 import io.latchkey.internal.lock.Lease;
-import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
@@ -98,9 +97,9 @@ public final class RedLockProtocol implements LockProtocol {
         Map<String, Integer> addresses = new HashMap<>();
         for (int i = 0; i < locks.length; i++) {
             DistributedLock lock = Objects.requireNonNull(locks[i], "locks[" + i + "]");
-            if (!(lock instanceof LockFacade facade) || !(facade.protocol() instanceof ReentrantLockProtocol plain)) {
-                throw new IllegalArgumentException("locks[" + i + "] is not a plain lock of LockClient.getLock: " + describe(lock));
-            }
+            int index = i;
+            ReentrantLockProtocol plain = ReentrantLockProtocol.behind(lock).orElseThrow(() -> new IllegalArgumentException(
+                    "locks[" + index + "] is not a plain lock of LockClient.getLock: " + describe(lock)));
             if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).protocol().name())) {
                 throw new IllegalArgumentException("the locks of a RedLock share one name: locks[0] is '"
                         + masters.get(0).protocol().name() + "', locks[" + i + "] is '" + plain.name() + "'");
@@ -140,8 +139,7 @@ public final class RedLockProtocol implements LockProtocol {
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
     private static String describe(DistributedLock lock) {
-        return lock instanceof LockFacade facade ? facade.protocol().getClass().getSimpleName() + " '" + facade.getName() + "'"
-                : lock.getClass().getName();
+        return lock.getClass().getName();
     }
 
     @Override
