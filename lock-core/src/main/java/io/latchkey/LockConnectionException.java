@@ -20,6 +20,8 @@ public class LockConnectionException extends LockException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception for a call that could not reach Redis.
+     *
      * @param message what could not reach Redis, naming the lock or the address (without password)
      * @param cause the underlying failure, or null
      */

@@ -26,6 +26,8 @@ public class LockRefusedException extends LockException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception for a call that Redis answered with an error.
+     *
      * @param message what Redis refused, naming the lock and quoting the error reply
      * @param cause the underlying failure, or null
      */

@@ -19,6 +19,8 @@ public class LockTimeoutException extends LockException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception for a call that Redis did not answer in time.
+     *
      * @param message what timed out, naming the lock and the timeout
      * @param cause the underlying failure, or null
      */

@@ -6,10 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
-import io.latchkey.testing.RedisServer;
 import io.latchkey.topology.CapturedLog;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,9 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The watchdog reports a lost lease exactly when a hold is known gone, and for that hold only. */
 class LeaseLossReportTest {
@@ -27,26 +23,11 @@ class LeaseLossReportTest {
     private static final Duration WATCHDOG = Duration.ofMillis(900);
     private static final String LOST = "was lost";
 
-    private static RedisServer server;
-    private static RedisClient raw;
-    private static StatefulRedisConnection<String, String> connection;
-
-    @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        raw = RedisClient.create(server.uri());
-        connection = raw.connect();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        connection.close();
-        raw.shutdown();
-        server.close();
-    }
+    @RegisterExtension
+    static final OneRedis REDIS = new OneRedis();
 
     private static LockClient newClient(Duration watchdog) {
-        return LockClient.create(LockConfig.builder().address(server.uri())
+        return LockClient.create(LockConfig.builder().address(REDIS.server().uri())
                 .watchdogTimeout(watchdog).commandTimeout(Duration.ofMillis(200)).build());
     }
 
@@ -62,8 +43,8 @@ class LeaseLossReportTest {
             spoiled.lockAsync(1).get(5, TimeUnit.SECONDS);
             kept.lockAsync(2).get(5, TimeUnit.SECONDS);
 
-            connection.sync().del("wrongtype-spoiled");
-            connection.sync().set("wrongtype-spoiled", "not a lock");
+            REDIS.commands().del("wrongtype-spoiled");
+            REDIS.commands().set("wrongtype-spoiled", "not a lock");
             // Several renewal periods and more than a whole lease: a real TTL must run out here.
             Thread.sleep(WATCHDOG.toMillis() * 2);
 
@@ -112,7 +93,7 @@ class LeaseLossReportTest {
      */
     @Test
     void pausesShorterThanTheLeaseAreNeverReportedAsLostLeases() throws Exception {
-        try (LockClient client = LockClient.create(LockConfig.builder().address(server.uri())
+        try (LockClient client = LockClient.create(LockConfig.builder().address(REDIS.server().uri())
                 .watchdogTimeout(Duration.ofSeconds(3)).commandTimeout(Duration.ofMillis(300)).build());
              CapturedLog log = new CapturedLog()) {
             AtomicBoolean running = new AtomicBoolean(true);
@@ -133,9 +114,9 @@ class LeaseLossReportTest {
             }
             for (int pause = 0; pause < 2; pause++) {
                 Thread.sleep(300);
-                server.pause();
+                REDIS.server().pause();
                 Thread.sleep(1000);
-                server.resume();
+                REDIS.server().resume();
             }
             Thread.sleep(300);
             running.set(false);
@@ -144,7 +125,7 @@ class LeaseLossReportTest {
             Thread.sleep(1500);
 
             assertThat(log.hasLine(LOST)).as("no lease was lost").isFalse();
-            await().atMost(Duration.ofSeconds(5)).until(() -> connection.sync().keys("paused-*").isEmpty());
+            await().atMost(Duration.ofSeconds(5)).until(() -> REDIS.commands().keys("paused-*").isEmpty());
         }
     }
 }

@@ -14,10 +14,7 @@ import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.testing.FaultProxy;
 import io.latchkey.testing.FaultProxy.Disconnect;
-import io.latchkey.testing.RedisServer;
 import io.latchkey.topology.CapturedLog;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,11 +25,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -53,9 +50,8 @@ class LostAnswerTest {
     private static final Script FAIR_ACQUIRE = Script.load(FairLockProtocol.class, "acquire.lua");
     private static final Script FAIR_RELEASE = Script.load(FairLockProtocol.class, "release.lua");
 
-    private static RedisServer server;
-    private static RedisClient raw;
-    private static StatefulRedisConnection<String, String> connection;
+    @RegisterExtension
+    static final OneRedis REDIS = new OneRedis();
     private static final AtomicInteger names = new AtomicInteger();
 
     private FaultProxy proxy;
@@ -63,25 +59,15 @@ class LostAnswerTest {
     private String name;
 
     @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        raw = RedisClient.create(server.uri());
-        connection = raw.connect();
+    static void loadScripts() {
         // Loaded up front, so that the answer a test loses is the script's own, not a NOSCRIPT.
         Stream.of(PLAIN_ACQUIRE, PLAIN_RELEASE, PLAIN_FORCE_RELEASE, FAIR_ACQUIRE, FAIR_RELEASE)
                 .forEach(script -> assertThat(redis().scriptLoad(script.text())).isEqualTo(script.sha1()));
     }
 
-    @AfterAll
-    static void stopRedis() {
-        connection.close();
-        raw.shutdown();
-        server.close();
-    }
-
     @BeforeEach
     void startProxy() {
-        proxy = FaultProxy.to(server);
+        proxy = FaultProxy.to(REDIS.server());
         name = "lost-answer-" + names.incrementAndGet();
     }
 
@@ -104,7 +90,7 @@ class LostAnswerTest {
     }
 
     private LockClient directClient() {
-        LockClient client = LockClient.create(server.uri());
+        LockClient client = LockClient.create(REDIS.server().uri());
         clients.add(client);
         return client;
     }
@@ -126,7 +112,7 @@ class LostAnswerTest {
     }
 
     private static RedisCommands<String, String> redis() {
-        return connection.sync();
+        return REDIS.commands();
     }
 
     private static ConditionFactory settled() {

@@ -6,16 +6,12 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
-import io.latchkey.testing.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,24 +27,9 @@ class MixedLeaseTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(1500);
 
-    private static RedisServer server;
-    private static RedisClient raw;
-    private static StatefulRedisConnection<String, String> connection;
+    @RegisterExtension
+    static final OneRedis REDIS = new OneRedis();
     private LockClient client;
-
-    @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        raw = RedisClient.create(server.uri());
-        connection = raw.connect();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        connection.close();
-        raw.shutdown();
-        server.close();
-    }
 
     @AfterEach
     void closeClient() {
@@ -64,13 +45,13 @@ class MixedLeaseTest {
     }
 
     private DistributedLock lock(Function<LockClient, Function<String, DistributedLock>> kind, String name) {
-        client = LockClient.create(LockConfig.builder().address(server.uri())
+        client = LockClient.create(LockConfig.builder().address(REDIS.server().uri())
                 .watchdogTimeout(WATCHDOG).commandTimeout(Duration.ofMillis(500)).build());
         return kind.apply(client).apply(name);
     }
 
     private static RedisCommands<String, String> redis() {
-        return connection.sync();
+        return REDIS.commands();
     }
 
     @ParameterizedTest(name = "{0}")
