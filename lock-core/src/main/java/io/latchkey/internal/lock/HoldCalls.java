@@ -12,12 +12,11 @@ import java.util.function.Supplier;
 
 /**
  * The calls that change an owner's hold count in a lock hash, for the lock kinds whose holds
- * are such a count (plain and fair). Each call is sent behind the owner's unsettled calls,
- * carries an id that the scripts remember beside the hold, is settled by {@link UnsettledCalls}
+ * are such a count (plain and fair). Each call goes after the owner's earlier calls on the lock
+ * ({@link UnsettledCalls}), carries an id that the scripts remember beside the hold, is settled
  * when its answer is lost, and keeps the watchdog in step: a grant's renewal records the level
  * with its lease (the acquire loop starts it), and a level stops counting for renewal the moment
- * its release is asked for.
- * Thread-safe.
+ * its release is asked for. Thread-safe.
  */
 public final class HoldCalls {
 
