@@ -30,10 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.core.ConditionFactory;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link LockClient#close()} stops everything the client started: its threads, its
@@ -51,26 +50,10 @@ class ClientCloseTest {
     /** Lettuce's pool threads: {@code lettuce-<kind>-<pool>-<thread>}, e.g. {@code lettuce-epollEventLoop-4-1}. */
     private static final Pattern LETTUCE_POOL = Pattern.compile("lettuce-(?:epoll|nio|kqueue|ioUring)?(\\w+?)-(\\d+)-\\d+");
 
-    private static RedisServer redis;
-    private static RedisInspector inspector;
+    @RegisterExtension
+    static final OneRedis REDIS = new OneRedis();
 
     private String name;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        inspector = new RedisInspector(redis.uri());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (inspector != null) {
-            inspector.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @BeforeEach
     void nameTheLock() {
@@ -78,7 +61,7 @@ class ClientCloseTest {
     }
 
     private static LockClient newClient() {
-        return LockClient.create(LockConfig.builder().address(redis.uri())
+        return LockClient.create(LockConfig.builder().address(REDIS.server().uri())
                 .watchdogTimeout(Duration.ofMillis(1500)).commandTimeout(Duration.ofMillis(700)).build());
     }
 
@@ -87,18 +70,13 @@ class ClientCloseTest {
     }
 
     /** Holds {@code lockName} for 30 s as another process would, without any Latchkey client here. */
-    private static void holdElsewhere(String lockName) {
-        inspector.commands().hset(lockName, "elsewhere:1", "1");
-        inspector.commands().pexpire(lockName, 30_000);
-    }
-
     /** Starts a waiter on a lock held elsewhere and returns once it is subscribed to the unlock channel. */
     private static CompletableFuture<Void> pendingWait(LockClient client, String lockName) {
-        holdElsewhere(lockName);
+        REDIS.inspector().holdElsewhere(lockName);
         long owner = ThreadLocalRandom.current().nextLong(1L << 48, Long.MAX_VALUE);
         CompletableFuture<Void> pending = client.getLock(lockName).lockAsync(owner);
         String channel = RedisInspector.channelOf(lockName);
-        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+        within(Duration.ofSeconds(5)).until(() -> REDIS.inspector().subscribers(channel) == 1);
         assertFalse(pending.isDone(), "the lock is held elsewhere, so the wait is pending");
         return pending;
     }
@@ -126,7 +104,7 @@ class ClientCloseTest {
     void aClientWithAnAddressAndThreeRedLockMastersRunsOneTimerAndOneSetOfEventLoops() {
         try (RedisServers masters = RedisServers.start(3)) {
             Set<Thread> before = liveThreads();
-            LockClient client = LockClient.create(LockConfig.builder().address(redis.uri())
+            LockClient client = LockClient.create(LockConfig.builder().address(REDIS.server().uri())
                     .redLockAddresses(masters.uris()).build());
             DistributedLock plain = client.getLock(name);
             DistributedLock red = client.getRedLock(name);
@@ -177,11 +155,11 @@ class ClientCloseTest {
         LockClient client = newClient();
         String channel = RedisInspector.channelOf(name);
         pendingWait(client, name);
-        assertEquals(List.of(channel), inspector.activeChannels("*" + name + "*"));
+        assertEquals(List.of(channel), REDIS.inspector().activeChannels("*" + name + "*"));
 
         client.close();
-        within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 0);
-        assertEquals(List.of(), inspector.activeChannels("*" + name + "*"));
+        within(Duration.ofSeconds(5)).until(() -> REDIS.inspector().subscribers(channel) == 0);
+        assertEquals(List.of(), REDIS.inspector().activeChannels("*" + name + "*"));
     }
 
     @Test
@@ -205,7 +183,7 @@ class ClientCloseTest {
     @Test
     void closeFailsABlockedLockWithLockException() throws Exception {
         LockClient client = newClient();
-        holdElsewhere(name);
+        REDIS.inspector().holdElsewhere(name);
         ExecutorService waiter = Executors.newSingleThreadExecutor();
         try {
             CountDownLatch started = new CountDownLatch(1);
@@ -215,7 +193,7 @@ class ClientCloseTest {
             });
             assertTrue(started.await(5, TimeUnit.SECONDS));
             String channel = RedisInspector.channelOf(name);
-            within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+            within(Duration.ofSeconds(5)).until(() -> REDIS.inspector().subscribers(channel) == 1);
 
             client.close();
             ExecutionException failure = assertThrows(ExecutionException.class, () -> blocked.get(5, TimeUnit.SECONDS));
@@ -240,17 +218,17 @@ class ClientCloseTest {
             for (int round = 0; round < rounds; round++) {
                 String lockName = name + ":" + round;
                 String channel = RedisInspector.channelOf(lockName);
-                holdElsewhere(lockName);
+                REDIS.inspector().holdElsewhere(lockName);
                 LockClient client = newClient();
                 List<Future<?>> blocked = new ArrayList<>();
                 for (int i = 0; i < waitersPerRound; i++) {
                     blocked.add(threads.submit(() -> client.getLock(lockName).lock()));
                 }
-                within(Duration.ofSeconds(5)).until(() -> inspector.subscribers(channel) == 1);
+                within(Duration.ofSeconds(5)).until(() -> REDIS.inspector().subscribers(channel) == 1);
                 AtomicBoolean publishing = new AtomicBoolean(true);
                 Future<?> publisher = threads.submit(() -> {
                     while (publishing.get()) {
-                        inspector.commands().publish(channel, "");
+                        REDIS.inspector().commands().publish(channel, "");
                     }
                 });
                 try {

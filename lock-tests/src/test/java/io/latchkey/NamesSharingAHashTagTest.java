@@ -5,18 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.lock.LockKeys;
-import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Locks whose names share a hash tag ({@code {user1}:orders}, {@code {user1}:payments}) live in
@@ -27,28 +25,12 @@ class NamesSharingAHashTagTest {
 
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
 
-    private static RedisServer redis;
-    private static RedisInspector inspector;
+    @RegisterExtension
+    static final OneRedis REDIS = new OneRedis();
 
     private final List<LockClient> clients = new ArrayList<>();
     private String orders;
     private String payments;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        inspector = new RedisInspector(redis.uri());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (inspector != null) {
-            inspector.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @BeforeEach
     void nameTheLocks() {
@@ -63,7 +45,7 @@ class NamesSharingAHashTagTest {
     }
 
     private LockClient newClient() {
-        LockClient client = LockClient.create(LockConfig.builder().address(redis.uri())
+        LockClient client = LockClient.create(LockConfig.builder().address(REDIS.server().uri())
                 .watchdogTimeout(LONG_LEASE).commandTimeout(Duration.ofSeconds(1)).build());
         clients.add(client);
         return client;
@@ -76,7 +58,7 @@ class NamesSharingAHashTagTest {
         holder.getFairLock(orders).lockAsync(1).get(5, TimeUnit.SECONDS);
         CompletableFuture<Void> queued = ordersWaited.lockAsync(2);
         String ordersQueue = LockKeys.of(orders).derived("queue");
-        await().atMost(Duration.ofSeconds(5)).until(() -> inspector.commands().llen(ordersQueue) == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> REDIS.inspector().commands().llen(ordersQueue) == 1);
 
         // The holder of orders takes payments too, which nobody holds or waits for: a fixed lock
         // order, which cannot deadlock. Had the two locks one queue, the payments try would line
@@ -88,7 +70,7 @@ class NamesSharingAHashTagTest {
         holder.getFairLock(orders).unlockAsync(1).get(5, TimeUnit.SECONDS);
         queued.get(5, TimeUnit.SECONDS);
         ordersWaited.unlockAsync(2).get(5, TimeUnit.SECONDS);
-        assertEquals(List.of(), inspector.commands().keys("*" + orders.substring(0, orders.indexOf('}') + 1) + "*"),
+        assertEquals(List.of(), REDIS.inspector().commands().keys("*" + orders.substring(0, orders.indexOf('}') + 1) + "*"),
                 "nothing is left once both are idle");
     }
 
@@ -101,9 +83,9 @@ class NamesSharingAHashTagTest {
 
         // The payments waiter waits first, so a message both share would wake it, not the other.
         CompletableFuture<Void> paymentsWaiter = waiters.getLock(payments).lockAsync(3);
-        await().atMost(Duration.ofSeconds(5)).until(() -> inspector.subscribers(LockKeys.of(payments).channel()) == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> REDIS.inspector().subscribers(LockKeys.of(payments).channel()) == 1);
         CompletableFuture<Void> ordersWaiter = waiters.getLock(orders).lockAsync(4);
-        await().atMost(Duration.ofSeconds(5)).until(() -> inspector.subscribers(LockKeys.of(orders).channel()) == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> REDIS.inspector().subscribers(LockKeys.of(orders).channel()) == 1);
 
         holder.getLock(orders).unlockAsync(1).get(5, TimeUnit.SECONDS);
         ordersWaiter.get(3, TimeUnit.SECONDS);

@@ -12,12 +12,12 @@ import java.util.Map;
  * A raw Lettuce connection of its own, for tests that look at (or arrange) what the plain lock
  * keeps in Redis without going through Latchkey: its hash, its TTL, its unlock channel.
  */
-final class RedisInspector implements AutoCloseable {
+public final class RedisInspector implements AutoCloseable {
 
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
 
-    RedisInspector(String uri) {
+    public RedisInspector(String uri) {
         RedisURI redisUri = RedisURI.create(uri);
         redisUri.setTimeout(Duration.ofSeconds(5));
         this.client = RedisClient.create(redisUri);
@@ -25,23 +25,34 @@ final class RedisInspector implements AutoCloseable {
     }
 
     /** @return the unlock channel of the plain lock named {@code name} */
-    static String channelOf(String name) {
+    public static String channelOf(String name) {
         return "latchkey:{" + name + "}:channel";
     }
 
-    RedisCommands<String, String> commands() {
+    /** @return the connection's commands */
+    public RedisCommands<String, String> commands() {
         return connection.sync();
     }
 
     /** @return how many connections are subscribed to {@code channel} */
-    long subscribers(String channel) {
+    public long subscribers(String channel) {
         Map<String, Long> counts = commands().pubsubNumsub(channel);
         return counts.getOrDefault(channel, 0L);
     }
 
     /** @return the channels with at least one subscriber whose name matches {@code pattern} */
-    List<String> activeChannels(String pattern) {
+    public List<String> activeChannels(String pattern) {
         return commands().pubsubChannels(pattern);
+    }
+
+    /**
+     * Makes another client hold the lock, so that this test's clients wait for it.
+     *
+     * @param lockName the lock
+     */
+    public void holdElsewhere(String lockName) {
+        commands().hset(lockName, "elsewhere:1", "1");
+        commands().pexpire(lockName, 30_000);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.OneRedis;
 import io.latchkey.topology.CapturedLog;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.OneRedis;
 import io.latchkey.internal.fair.FairLockProtocol;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.ReentrantLockProtocol;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.OneRedis;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.function.Function;

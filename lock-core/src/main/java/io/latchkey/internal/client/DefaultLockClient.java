@@ -9,7 +9,6 @@ import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.time.Ticker;
-import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.Timer;
@@ -36,7 +35,7 @@ public final class DefaultLockClient implements LockClient {
     private final LockConfig config;
     private final SharedResources resources;
     /** The clock of every deadline and elapsed time the client measures. */
-    private final Ticker ticker = Ticker.system();
+    private final Ticker ticker;
     private final String clientId = UUID.randomUUID().toString();
     private final LeaseRenewer renewer;
     private final UnsettledCalls unsettled;
@@ -52,9 +51,10 @@ public final class DefaultLockClient implements LockClient {
     /** Guarded by this. */
     private boolean closed;
 
-    private DefaultLockClient(LockConfig config, SharedResources resources, RedisTopology topology) {
+    private DefaultLockClient(LockConfig config, SharedResources resources, Ticker ticker, RedisTopology topology) {
         this.config = config;
         this.resources = resources;
+        this.ticker = ticker;
         this.renewer = new LeaseRenewer(resources.timer(), ticker, config.watchdogTimeout());
         this.unsettled = new UnsettledCalls(resources.timer());
         this.own = topology == null ? null : attach(topology);
@@ -69,14 +69,15 @@ public final class DefaultLockClient implements LockClient {
     public static DefaultLockClient connect(LockConfig config) {
         Objects.requireNonNull(config, "config");
         SharedResources resources = SharedResources.create();
+        Ticker ticker = Ticker.system();
         DefaultLockClient client;
         try {
             RedisTopology topology = config.address().map(address -> (RedisTopology) StandaloneTopology.connect(address, config, resources))
                     .orElse(null);
             if (topology == null && !config.clusterAddresses().isEmpty()) {
-                topology = ClusterTopology.connect(config.clusterAddresses(), config, resources, Ticker.system());
+                topology = ClusterTopology.connect(config.clusterAddresses(), config, resources, ticker);
             }
-            client = new DefaultLockClient(config, resources, topology);
+            client = new DefaultLockClient(config, resources, ticker, topology);
         } catch (RuntimeException e) {
             resources.close();
             throw e;

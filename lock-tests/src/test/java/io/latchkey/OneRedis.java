@@ -1,10 +1,7 @@
-package io.latchkey.faults;
+package io.latchkey;
 
 import io.latchkey.testing.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.time.Duration;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -14,32 +11,27 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * (or arrange) what the locks keep there behind the client's back. Register it as a static field
  * with {@code @RegisterExtension}.
  */
-final class OneRedis implements BeforeAllCallback, AfterAllCallback {
+public final class OneRedis implements BeforeAllCallback, AfterAllCallback {
 
     private final String[] serverArgs;
     private RedisServer server;
-    private RedisClient raw;
-    private StatefulRedisConnection<String, String> connection;
+    private RedisInspector inspector;
 
     /** @param serverArgs extra {@code redis-server} arguments, as {@link RedisServer#start} takes them */
-    OneRedis(String... serverArgs) {
+    public OneRedis(String... serverArgs) {
         this.serverArgs = serverArgs.clone();
     }
 
     @Override
     public void beforeAll(ExtensionContext context) {
         server = RedisServer.start(serverArgs);
-        raw = RedisClient.create(server.uri());
-        connection = raw.connect();
+        inspector = new RedisInspector(server.uri());
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
-        if (connection != null) {
-            connection.close();
-        }
-        if (raw != null) {
-            raw.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        if (inspector != null) {
+            inspector.close();
         }
         if (server != null) {
             server.close();
@@ -47,12 +39,17 @@ final class OneRedis implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** @return the server, to pause, kill or restart */
-    RedisServer server() {
+    public RedisServer server() {
         return server;
     }
 
+    /** @return a raw connection of its own to the server, with pub/sub queries */
+    public RedisInspector inspector() {
+        return inspector;
+    }
+
     /** @return the raw connection's commands */
-    RedisCommands<String, String> commands() {
-        return connection.sync();
+    public RedisCommands<String, String> commands() {
+        return inspector.commands();
     }
 }
