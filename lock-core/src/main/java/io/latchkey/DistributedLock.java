@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -108,6 +109,8 @@ public interface DistributedLock extends Lock {
     /**
      * Releases one hold of the calling thread; the last one frees the lock and wakes a waiter.
      *
+     * @throws LeaseLostException if the calling thread's lease was lost; the hold is then over,
+     *     with all its re-entries
      * @throws IllegalMonitorStateException if the calling thread does not hold the lock; the lock
      *     is left untouched
      * @throws LockException if Redis fails
@@ -230,6 +233,7 @@ public interface DistributedLock extends Lock {
      * Releases one hold of the calling thread's id; the last one frees the lock and wakes a waiter.
      *
      * @return completes when one hold of the calling thread's id is released; fails with
+     *     {@link LeaseLostException} if its lease was lost, or with
      *     {@link IllegalMonitorStateException} if it held none
      */
     CompletableFuture<Void> unlockAsync();
@@ -239,6 +243,7 @@ public interface DistributedLock extends Lock {
      *
      * @param ownerId the owner whose hold to release
      * @return completes when one hold of {@code ownerId} is released; fails with
+     *     {@link LeaseLostException} if its lease was lost, or with
      *     {@link IllegalMonitorStateException} if it held none
      */
     CompletableFuture<Void> unlockAsync(long ownerId);
@@ -252,4 +257,96 @@ public interface DistributedLock extends Lock {
 
     /** {@return true if any owner holds the lock} */
     CompletableFuture<Boolean> isLockedAsync();
+
+    // ---- holds: the same acquisitions, returned as a handle with a fencing token --------------
+
+    /**
+     * Acquires the lock as {@link #lock()} does (watchdog lease, not interruptible) and returns the
+     * hold.
+     *
+     * @return the hold, with its fencing token and its lease-loss notice
+     * @throws LeaseLostException if the calling thread holds this lock and its lease was lost
+     * @throws LockException if Redis fails; the caller then holds nothing
+     */
+    LockHold acquire();
+
+    /**
+     * Acquires the lock as {@link #lock(Duration)} does (fixed lease, not interruptible) and
+     * returns the hold.
+     *
+     * @param leaseTime how long the hold lasts unless released earlier; positive, not null
+     * @return the hold; its {@link Lease#leaseLost()} completes when the lease runs out unreleased
+     * @throws IllegalArgumentException if {@code leaseTime} is zero or negative
+     * @throws LeaseLostException if the calling thread holds this lock and its lease was lost
+     * @throws LockException if Redis fails; the caller then holds nothing
+     */
+    LockHold acquire(Duration leaseTime);
+
+    /**
+     * Acquires the lock as {@link #lockInterruptibly()} does and returns the hold.
+     *
+     * @return the hold
+     * @throws InterruptedException if interrupted while waiting; the caller then holds nothing
+     * @throws LeaseLostException if the calling thread holds this lock and its lease was lost
+     * @throws LockException if Redis fails
+     */
+    LockHold acquireInterruptibly() throws InterruptedException;
+
+    /**
+     * Acquires the lock as {@link #tryLock(Duration)} does and returns the hold.
+     *
+     * @param waitTime the longest wait; zero for one try; not negative, not null
+     * @return the hold, or empty if another owner held the lock for the whole wait
+     * @throws InterruptedException if interrupted while waiting; the caller then holds nothing
+     * @throws IllegalArgumentException if {@code waitTime} is negative
+     * @throws LeaseLostException if the calling thread holds this lock and its lease was lost
+     * @throws LockException if Redis fails
+     */
+    Optional<LockHold> tryAcquire(Duration waitTime) throws InterruptedException;
+
+    /**
+     * Acquires the lock as {@link #tryLock(Duration, Duration)} does and returns the hold.
+     *
+     * @param waitTime the longest wait; zero for one try; not negative, not null
+     * @param leaseTime how long the hold lasts unless released earlier; positive, not null
+     * @return the hold, or empty if another owner held the lock for the whole wait
+     * @throws InterruptedException if interrupted while waiting; the caller then holds nothing
+     * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not positive
+     * @throws LeaseLostException if the calling thread holds this lock and its lease was lost
+     * @throws LockException if Redis fails
+     */
+    Optional<LockHold> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException;
+
+    /**
+     * Acquires the lock for {@code ownerId} as {@link #lockAsync(long)} does and returns the hold.
+     *
+     * @param ownerId the owner
+     * @return the hold; fails with {@link LeaseLostException} if the owner holds this lock and its
+     *     lease was lost, or with {@link LockException} if Redis fails
+     */
+    CompletableFuture<LockHold> acquireAsync(long ownerId);
+
+    /**
+     * Acquires the lock for {@code ownerId} with a fixed lease as {@link #lockAsync(Duration, long)}
+     * does and returns the hold.
+     *
+     * @param leaseTime how long the hold lasts unless released earlier; positive, not null
+     * @param ownerId the owner
+     * @return the hold; fails as {@link #acquireAsync(long)} does
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     */
+    CompletableFuture<LockHold> acquireAsync(Duration leaseTime, long ownerId);
+
+    /**
+     * Acquires the lock for {@code ownerId} as {@link #tryLockAsync(Duration, Duration, long)}
+     * does and returns the hold.
+     *
+     * @param waitTime the longest wait; zero for one try; not negative, not null
+     * @param leaseTime how long the hold lasts unless released earlier; positive, not null
+     * @param ownerId the owner
+     * @return the hold, or empty if another owner held the lock for the whole wait; fails as
+     *     {@link #acquireAsync(long)} does
+     * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not positive
+     */
+    CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, Duration leaseTime, long ownerId);
 }

@@ -3,7 +3,7 @@ package io.latchkey.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
-import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.TryResult;
@@ -89,7 +89,7 @@ class CallerCompletedFutureTest {
         }
 
         @Override
-        public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
+        public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
             return nextReply.get().thenApply(reply -> {
                 holds.incrementAndGet();
                 return TryResult.acquired(TryResult.Renewal.NONE);

@@ -23,7 +23,7 @@ final class AcquireAttempt {
 
     private final AcquireProtocol protocol;
     private final long owner;
-    private final Lease lease;
+    private final LeaseTerm lease;
     private final Ticker ticker;
     private final long deadlineNanos;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
@@ -32,7 +32,7 @@ final class AcquireAttempt {
     /** Set by the one {@link #cancel} that gives a granted hold back: a second must not release another level. */
     private final AtomicBoolean handedBack = new AtomicBoolean();
 
-    private AcquireAttempt(AcquireProtocol protocol, long owner, Lease lease, long waitNanos) {
+    private AcquireAttempt(AcquireProtocol protocol, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
         this.owner = owner;
         this.lease = lease;
@@ -44,7 +44,7 @@ final class AcquireAttempt {
      * @param waitNanos the longest wait, or {@link Long#MAX_VALUE} to wait as long as it takes
      * @return the running attempt
      */
-    static AcquireAttempt start(AcquireProtocol protocol, long owner, Lease lease, long waitNanos) {
+    static AcquireAttempt start(AcquireProtocol protocol, long owner, LeaseTerm lease, long waitNanos) {
         AcquireAttempt attempt = new AcquireAttempt(protocol, owner, lease, waitNanos);
         attempt.wakeups = protocol.wakeupsIfWaitedFor(owner);
         attempt.result.whenComplete((acquired, failure) -> {

@@ -24,7 +24,7 @@ public interface AcquireProtocol {
      * @return whether the owner now holds the lock, with what renews the grant, or how long a wait
      *     is worth at most without a wake-up
      */
-    CompletableFuture<TryResult> tryAcquire(long owner, Lease lease);
+    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease);
 
     /**
      * Releases one hold of the owner, and at the last one wakes a waiter.

@@ -48,7 +48,7 @@ public final class HoldCalls {
      * @param lease the lease to take; a re-entry never shortens the hold's lease
      * @return the try's result; a grant's renewal records the level with the watchdog
      */
-    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
         String field = context.field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
@@ -125,7 +125,7 @@ public final class HoldCalls {
          * @param call the call's id
          * @return {1, hold count} if granted, else {0, the bound on the wait in milliseconds}
          */
-        CompletableFuture<List<Object>> acquire(String field, Lease lease, String call);
+        CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call);
 
         /**
          * @param field the owner's field

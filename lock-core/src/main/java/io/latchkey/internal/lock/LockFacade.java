@@ -1,9 +1,11 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LockHold;
 import io.latchkey.internal.redis.LockExceptions;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -179,13 +181,55 @@ public final class LockFacade implements DistributedLock {
         return protocol.isLocked();
     }
 
+    // ---- holds -------------------------------------------------------------------------------
+
+    @Override
+    public LockHold acquire() {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public LockHold acquire(Duration leaseTime) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public LockHold acquireInterruptibly() throws InterruptedException {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public Optional<LockHold> tryAcquire(Duration waitTime) throws InterruptedException {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public Optional<LockHold> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public CompletableFuture<LockHold> acquireAsync(long ownerId) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public CompletableFuture<LockHold> acquireAsync(Duration leaseTime, long ownerId) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, Duration leaseTime, long ownerId) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
     // ---- machinery ---------------------------------------------------------------------------
 
     /**
      * Runs an attempt behind a future of the caller's own, so that cancelling it (or completing
      * it from outside) abandons the attempt and gives back a hold it may have won meanwhile.
      */
-    private <T> CompletableFuture<T> start(long owner, Lease lease, long waitNanos, Function<Boolean, T> outcome) {
+    private <T> CompletableFuture<T> start(long owner, LeaseTerm lease, long waitNanos, Function<Boolean, T> outcome) {
         AcquireAttempt attempt = AcquireAttempt.start(protocol, owner, lease, waitNanos);
         CompletableFuture<T> caller = new CompletableFuture<>();
         attempt.result().whenComplete((acquired, failure) -> {
@@ -205,7 +249,7 @@ public final class LockFacade implements DistributedLock {
         return caller;
     }
 
-    private boolean acquireInterruptibly(Lease lease, long waitNanos) throws InterruptedException {
+    private boolean acquireInterruptibly(LeaseTerm lease, long waitNanos) throws InterruptedException {
         AcquireAttempt attempt = AcquireAttempt.start(protocol, currentOwner(), lease, waitNanos);
         try {
             return attempt.result().get();
@@ -217,7 +261,7 @@ public final class LockFacade implements DistributedLock {
         }
     }
 
-    private void lockUninterruptibly(Lease lease) {
+    private void lockUninterruptibly(LeaseTerm lease) {
         AcquireAttempt attempt = AcquireAttempt.start(protocol, currentOwner(), lease, AcquireAttempt.forever());
         boolean interrupted = false;
         try {
@@ -289,16 +333,16 @@ public final class LockFacade implements DistributedLock {
         return Thread.currentThread().getId();
     }
 
-    private Lease watchdogLease() {
-        return Lease.watchdog(protocol.watchdogTimeout());
+    private LeaseTerm watchdogLease() {
+        return LeaseTerm.watchdog(protocol.watchdogTimeout());
     }
 
-    private static Lease fixedLease(Duration leaseTime) {
+    private static LeaseTerm fixedLease(Duration leaseTime) {
         Objects.requireNonNull(leaseTime, "leaseTime");
         if (leaseTime.isNegative() || leaseTime.isZero()) {
             throw new IllegalArgumentException("leaseTime must be positive: " + leaseTime);
         }
-        return Lease.fixed(leaseTime);
+        return LeaseTerm.fixed(leaseTime);
     }
 
     private static long waitNanos(Duration waitTime) {

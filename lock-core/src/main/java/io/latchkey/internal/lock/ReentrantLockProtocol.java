@@ -36,7 +36,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
         this.context = context;
         this.holds = new HoldCalls(name, keys.lock(), context, new HoldCalls.Scripts() {
             @Override
-            public CompletableFuture<List<Object>> acquire(String field, Lease lease, String call) {
+            public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
                         new String[] {keys.lock()}, Long.toString(lease.millis()), field, call);
             }
@@ -77,7 +77,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
         return holds.tryAcquire(owner, lease);
     }
 

@@ -29,7 +29,7 @@ class AcquireAttemptTest {
 
     private static final String CHANNEL = "unlock-channel";
     private static final long OWNER = 1;
-    private static final Lease LEASE = Lease.watchdog(Duration.ofSeconds(30));
+    private static final LeaseTerm LEASE = LeaseTerm.watchdog(Duration.ofSeconds(30));
     private static final long ONE_SECOND = TimeUnit.SECONDS.toNanos(1);
 
     private final ManualTimer timer = ManualTimer.manual();

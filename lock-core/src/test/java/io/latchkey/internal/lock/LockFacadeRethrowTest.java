@@ -81,7 +81,7 @@ class LockFacadeRethrowTest {
         }
 
         @Override
-        public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
+        public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
             return CompletableFuture.failedFuture(failure);
         }
 

@@ -87,7 +87,7 @@ final class ScriptedProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
         CompletableFuture<Long> answer = new CompletableFuture<>();
         synchronized (this) {
             unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);

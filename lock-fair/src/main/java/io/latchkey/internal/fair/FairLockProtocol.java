@@ -1,7 +1,7 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.internal.lock.HoldCalls;
-import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.LockProtocol;
@@ -71,7 +71,7 @@ public final class FairLockProtocol implements LockProtocol {
         this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
         this.holds = new HoldCalls(name, lock, context, new HoldCalls.Scripts() {
             @Override
-            public CompletableFuture<List<Object>> acquire(String field, Lease lease, String call) {
+            public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
                         new String[] {lock, queue, timeouts, channel},
                         Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call);
@@ -96,7 +96,7 @@ public final class FairLockProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
         return holds.tryAcquire(owner, lease);
     }
 

@@ -1,7 +1,7 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.redis.LockExceptions;
@@ -90,7 +90,7 @@ final class Master {
      *     unknown); the grant's own renewal is not started: {@link QuorumLease} renews RedLock
      *     holds on every master
      */
-    CompletableFuture<Long> tryAcquire(long owner, Lease lease) {
+    CompletableFuture<Long> tryAcquire(long owner, LeaseTerm lease) {
         return call(plain -> plain.tryAcquire(owner, lease)).thenApply(answer -> answer.acquired() ? null : answer.waitMillis());
     }
 

@@ -1,6 +1,6 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
@@ -74,7 +74,7 @@ final class QuorumLease {
      *
      * @param validUntilNanos the start of the try plus the lease, less the drift allowance
      */
-    static void acquired(RedLockProtocol lock, long owner, Lease lease, List<Master> granted, long validUntilNanos) {
+    static void acquired(RedLockProtocol lock, long owner, LeaseTerm lease, List<Master> granted, long validUntilNanos) {
         QuorumLease quorum = find(lock.masters(), owner);
         if (quorum == null) {
             if (!lease.renewed()) {

@@ -2,7 +2,7 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
-import io.latchkey.internal.lock.Lease;
+import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
@@ -173,7 +173,7 @@ public final class RedLockProtocol implements LockProtocol {
     // ---- acquire -----------------------------------------------------------------------------
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, Lease lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
         long validNanos = leaseNanos - Master.driftNanos(leaseNanos);
         if (validNanos <= 0) {
@@ -198,7 +198,7 @@ public final class RedLockProtocol implements LockProtocol {
      * @return acquired, with the quorum's renewal, or the retry bound; fails with LockException
      *     when fewer than a majority answered
      */
-    private CompletableFuture<TryResult> decide(long owner, Lease lease, long validUntilNanos,
+    private CompletableFuture<TryResult> decide(long owner, LeaseTerm lease, long validUntilNanos,
                                            List<CompletableFuture<Long>> sent, List<CompletableFuture<Long>> answers) {
         long validityLeftNanos = validUntilNanos - ticker.read();
         Votes<Master> votes = new Votes<>(masters.size());

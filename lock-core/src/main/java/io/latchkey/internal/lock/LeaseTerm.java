@@ -8,21 +8,21 @@ import java.time.Duration;
  * @param millis the lease in milliseconds, as PEXPIRE takes it
  * @param renewed true for the watchdog lease
  */
-public record Lease(long millis, boolean renewed) {
+public record LeaseTerm(long millis, boolean renewed) {
 
     /**
      * @param watchdogTimeout the client's watchdog lease
      * @return the renewed lease
      */
-    public static Lease watchdog(Duration watchdogTimeout) {
-        return new Lease(watchdogTimeout.toMillis(), true);
+    public static LeaseTerm watchdog(Duration watchdogTimeout) {
+        return new LeaseTerm(watchdogTimeout.toMillis(), true);
     }
 
     /**
      * @param leaseTime a validated, positive lease
      * @return a lease never renewed; at least one millisecond, the least Redis can expire
      */
-    public static Lease fixed(Duration leaseTime) {
-        return new Lease(Math.max(1, leaseTime.toMillis()), false);
+    public static LeaseTerm fixed(Duration leaseTime) {
+        return new LeaseTerm(Math.max(1, leaseTime.toMillis()), false);
     }
 }
