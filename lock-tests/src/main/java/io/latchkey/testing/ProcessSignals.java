@@ -15,9 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Where {@code /proc} exists (Linux) each call returns only once the process is seen in the
  * requested state, so a test may act on it at once; elsewhere it returns once the signal is
- * sent. Thread-safe.
+ * sent. {@link RedisServer#pause()} uses it for servers; tests use it directly to freeze a JVM of
+ * their own, such as a lock holder that must pause past its lease. Thread-safe.
  */
-final class ProcessSignals {
+public final class ProcessSignals {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -31,7 +32,7 @@ final class ProcessSignals {
      * @param pid the process
      * @throws RedisFixtureException if the signal cannot be sent or the process does not stop in time
      */
-    static void stop(long pid) {
+    public static void stop(long pid) {
         send("STOP", pid);
         awaitState(pid, true);
     }
@@ -42,7 +43,7 @@ final class ProcessSignals {
      * @param pid the process
      * @throws RedisFixtureException if the signal cannot be sent or the process does not continue in time
      */
-    static void resume(long pid) {
+    public static void resume(long pid) {
         send("CONT", pid);
         awaitState(pid, false);
     }

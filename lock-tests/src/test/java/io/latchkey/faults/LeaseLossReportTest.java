@@ -1,12 +1,16 @@
 package io.latchkey.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LeaseLostException;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.LockHold;
 import io.latchkey.OneRedis;
+import io.latchkey.testing.FaultProxy;
 import io.latchkey.topology.CapturedLog;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,13 +19,23 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The watchdog reports a lost lease exactly when a hold is known gone, and for that hold only. */
+/**
+ * The watchdog reports a lost lease exactly when a hold is known gone, and for that hold only:
+ * in the log, through {@code Lease.leaseLost()} within its bounds (one renewal period plus the
+ * command timeout after the hold disappeared; the lease as last confirmed while Redis is
+ * unreachable), and as {@link LeaseLostException} from the owner's next release.
+ */
 class LeaseLossReportTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(900);
+    private static final Duration RENEWAL_PERIOD = WATCHDOG.dividedBy(3);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(200);
+    /** Timer ticks, thread hand-offs and a busy 2-core machine; far below the bounds' own size. */
+    private static final Duration MARGIN = Duration.ofMillis(1000);
     private static final String LOST = "was lost";
 
     @RegisterExtension
@@ -29,7 +43,120 @@ class LeaseLossReportTest {
 
     private static LockClient newClient(Duration watchdog) {
         return LockClient.create(LockConfig.builder().address(REDIS.server().uri())
-                .watchdogTimeout(watchdog).commandTimeout(Duration.ofMillis(200)).build());
+                .watchdogTimeout(watchdog).commandTimeout(COMMAND_TIMEOUT).build());
+    }
+
+    private static long millisBetween(long fromNanos, long toNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(toNanos - fromNanos);
+    }
+
+    /** Records when {@code hold}'s loss notice completed, on the thread that completed it. */
+    private static AtomicLong lossTime(LockHold hold) {
+        AtomicLong at = new AtomicLong();
+        hold.leaseLost().thenRun(() -> at.set(System.nanoTime()));
+        return at;
+    }
+
+    @Test
+    void leaseLostCompletesWithinOneRenewalPeriodOfAForceUnlockByAnotherClient() throws Exception {
+        try (LockClient holderClient = newClient(WATCHDOG); LockClient other = newClient(WATCHDOG)) {
+            LockHold hold = holderClient.getLock("forced").acquireAsync(1).get(5, TimeUnit.SECONDS);
+            LockHold released = holderClient.getLock("forced-control").acquireAsync(1).get(5, TimeUnit.SECONDS);
+            released.close();
+            AtomicLong lostAt = lossTime(hold);
+
+            assertThat(other.getLock("forced").forceUnlock()).isTrue();
+            long forced = System.nanoTime();
+            hold.leaseLost().get(5, TimeUnit.SECONDS);
+
+            long took = millisBetween(forced, lostAt.get());
+            assertThat(took).as("ms from forceUnlock to leaseLost()")
+                    .isLessThan(RENEWAL_PERIOD.plus(COMMAND_TIMEOUT).plus(MARGIN).toMillis());
+            assertThat(hold.isValid()).isFalse();
+            assertThatThrownBy(hold::close).isInstanceOf(LeaseLostException.class);
+            hold.close(); // a second close of the same handle does nothing
+            assertThat(released.leaseLost()).as("a hold released normally is never reported lost").isNotDone();
+        }
+    }
+
+    @Test
+    void leaseLostCompletesWhenTheLeaseAsLastConfirmedRunsOutWhileRedisIsUnreachable() throws Exception {
+        try (FaultProxy proxy = FaultProxy.to(REDIS.server());
+             LockClient client = LockClient.create(LockConfig.builder().address(proxy.uri())
+                     .watchdogTimeout(WATCHDOG).commandTimeout(COMMAND_TIMEOUT).build())) {
+            long asked = System.nanoTime();
+            LockHold hold = client.getLock("unreachable").acquireAsync(1).get(5, TimeUnit.SECONDS);
+            proxy.blackHole();
+            long cut = System.nanoTime();
+            AtomicLong lostAt = lossTime(hold);
+
+            hold.leaseLost().get(5, TimeUnit.SECONDS);
+
+            // The lease was confirmed at the latest by an answer before the cut, for at most WATCHDOG
+            // from a request sent no earlier than the acquire was asked for.
+            assertThat(millisBetween(asked, lostAt.get())).as("ms from asking to leaseLost()")
+                    .isGreaterThanOrEqualTo(WATCHDOG.toMillis());
+            assertThat(millisBetween(cut, lostAt.get())).as("ms from the cut to leaseLost()")
+                    .isLessThan(WATCHDOG.plus(MARGIN).toMillis());
+            assertThat(hold.isValid()).isFalse();
+
+            // Let Redis itself drop the key before the held-back renewals reach it, then reconnect.
+            await().atMost(Duration.ofSeconds(5)).until(() -> REDIS.commands().exists("unreachable") == 0);
+            proxy.heal();
+            assertThatThrownBy(hold::close).isInstanceOf(LeaseLostException.class);
+        }
+    }
+
+    @Test
+    void lockAndUnlockReportALostWatchdogLeaseWithLeaseLostExceptionAndTheWarnLine() throws Exception {
+        try (LockClient client = newClient(WATCHDOG); LockClient other = newClient(WATCHDOG);
+             CapturedLog log = new CapturedLog()) {
+            DistributedLock lock = client.getLock("plain-forced");
+            lock.lock();
+            lock.lock();
+
+            assertThat(other.getLock("plain-forced").forceUnlock()).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> log.hasLine(LOST, "plain-forced"));
+
+            assertThatThrownBy(lock::unlock).isInstanceOf(LeaseLostException.class);
+            // That ended the hold with its re-entry: nothing is left to release.
+            assertThatThrownBy(lock::unlock).isExactlyInstanceOf(IllegalMonitorStateException.class);
+            lock.lock();
+            assertThat(lock.getHoldCount()).as("the next lock() is a new hold").isEqualTo(1);
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void aReEntryAfterTheLeaseWasLostThrowsLeaseLostException() throws Exception {
+        try (LockClient client = newClient(WATCHDOG); LockClient other = newClient(WATCHDOG);
+             CapturedLog log = new CapturedLog()) {
+            DistributedLock lock = client.getLock("plain-reentered");
+            lock.lock();
+            assertThat(other.getLock("plain-reentered").forceUnlock()).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> log.hasLine(LOST, "plain-reentered"));
+
+            assertThatThrownBy(lock::lock).isInstanceOf(LeaseLostException.class);
+            assertThat(other.getLock("plain-reentered").isLocked()).as("the refused re-entry took nothing").isFalse();
+            // Whether the refused re-entry or this unlock ends the hold, a new lock() works afterwards.
+            assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void anUnlockAfterAFixedLeaseRanOutThrowsLeaseLostException() throws Exception {
+        try (LockClient client = newClient(WATCHDOG)) {
+            DistributedLock lock = client.getLock("plain-fixed");
+            lock.lock(Duration.ofMillis(300));
+            // A real TTL must run out here.
+            await().atMost(Duration.ofSeconds(5)).until(() -> REDIS.commands().exists("plain-fixed") == 0);
+
+            assertThatThrownBy(lock::unlock).isInstanceOf(LeaseLostException.class);
+            assertThat(lock.tryLock()).as("the lock is free for a new hold").isTrue();
+            lock.unlock();
+        }
     }
 
     /**
