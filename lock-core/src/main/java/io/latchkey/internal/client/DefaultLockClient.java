@@ -191,6 +191,7 @@ public final class DefaultLockClient implements LockClient {
         }
         openKinds.forEach(LockKind::close);
         renewer.close();
+        holds.close();
         settleOnceMore(open);
         open.forEach(Connected::close);
         resources.close();

@@ -171,18 +171,40 @@ public final class Hold {
      *     run out), so that the lock kind ends it there before the owner's next call
      */
     public void lose(String how, boolean mayRemainInRedis) {
-        LossHandler handler;
+        if (markLost(how)) {
+            log.warn("Lease of lock '{}' held by owner {} was lost: {}, so another owner may now hold the lock",
+                    lockName, key.owner(), how);
+            reportLoss(mayRemainInRedis);
+        }
+    }
+
+    /** The client is closing: the hold is lost, as nothing renews it any more; logged at INFO, as the owner's choice. */
+    void loseAtClose() {
+        if (markLost("the client was closed while it was held, so nothing renews its lease any more")) {
+            log.info("Lock '{}' was still held by owner {} when its client was closed: its lease is no longer renewed",
+                    lockName, key.owner());
+            reportLoss(false);
+        }
+    }
+
+    /** @return true for the first loss: the caller reports it */
+    private boolean markLost(String how) {
         synchronized (this) {
             if (state != State.HELD) {
-                return;
+                return false;
             }
             state = State.LOST;
             lossReason = how;
             cancelCheck();
+            return true;
+        }
+    }
+
+    private void reportLoss(boolean mayRemainInRedis) {
+        LossHandler handler;
+        synchronized (this) {
             handler = lossHandler;
         }
-        log.warn("Lease of lock '{}' held by owner {} was lost: {}, so another owner may now hold the lock",
-                lockName, key.owner(), how);
         try {
             handler.lost(this, mayRemainInRedis);
         } finally {

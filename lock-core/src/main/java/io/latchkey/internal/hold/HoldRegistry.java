@@ -69,6 +69,14 @@ public final class HoldRegistry {
         return hold;
     }
 
+    /**
+     * The client is closing: every hold still held is lost, since nothing renews it any more and
+     * its owner must not go on relying on it.
+     */
+    public void close() {
+        List.copyOf(holds.values()).forEach(Hold::loseAtClose);
+    }
+
     /** @return the number of holds this client knows of, for tests and diagnostics */
     public int size() {
         return holds.size();
