@@ -261,6 +261,11 @@ public final class DefaultLockClient implements LockClient {
         }
 
         @Override
+        public HoldRegistry holds() {
+            return holds;
+        }
+
+        @Override
         public Ticker ticker() {
             return ticker;
         }

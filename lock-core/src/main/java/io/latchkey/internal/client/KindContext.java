@@ -39,4 +39,7 @@ public interface KindContext {
 
     /** @return the client's clock, for kinds that measure time on their own */
     Ticker ticker();
+
+    /** @return the client's holds, also for a client with no Redis of its own (RedLock only) */
+    io.latchkey.internal.hold.HoldRegistry holds();
 }
