@@ -46,7 +46,7 @@ class AclTest {
             "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
             "+hello",
             "+evalsha", "+eval",
-            "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+pexpire", "+pttl", "+del", "+publish",
+            "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+incr", "+pexpire", "+pttl", "+del", "+publish",
             "+subscribe", "+unsubscribe");
 
     private static RedisServer redis;
