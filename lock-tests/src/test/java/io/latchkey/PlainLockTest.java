@@ -68,6 +68,20 @@ class PlainLockTest extends SingleServerContract {
     }
 
     @Test
+    void fencingTokensKeepGrowingAfterTheLockKeyIsDeletedBehindTheClientsBack() throws Exception {
+        DistributedLock lock = newHolderClient().getLock(name);
+        DistributedLock other = newClient().getLock(name);
+
+        LockHold first = lock.acquireAsync(newOwnerId()).get(5, TimeUnit.SECONDS);
+        assertEquals(1L, inspector.commands().del(name), "the lock's hash is the key named after it");
+        LockHold second = other.acquire();
+        assertTrue(second.fencingToken() > first.fencingToken(),
+                "a hold after the key was deleted and created again: " + second.fencingToken() + " vs " + first.fencingToken());
+        second.close();
+        assertEquals(0L, inspector.commands().exists(name));
+    }
+
+    @Test
     void waitSubscribesToTheUnlockChannelAndTheLastWaiterLeavingUnsubscribes() throws Exception {
         DistributedLock held = newClient().getLock(name);
         DistributedLock wanted = newClient().getLock(name);
