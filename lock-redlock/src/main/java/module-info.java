@@ -7,6 +7,11 @@ module io.latchkey.redlock {
     requires transitive io.latchkey.core;
     requires io.netty.common;
     requires org.slf4j;
+    // The fencing script is run through lock-core's executor with Lettuce's ScriptOutputType.
+    requires lettuce.core;
+
+    // The script is a resource of this package, read by lock-core's script loader.
+    opens io.latchkey.redlock.internal to io.latchkey.core;
 
     exports io.latchkey.redlock;
 

@@ -3,11 +3,16 @@ package io.latchkey.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.TryResult;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +32,15 @@ import org.junit.jupiter.api.Test;
  * first few rounds.
  */
 class CallerCompletedFutureTest {
+
+    /** Watches the fake holds' leases, which never run out within a test. */
+    private static final Timer TIMER = new HashedWheelTimer();
+
+    @AfterAll
+    static void stopTimer() {
+        TIMER.stop();
+    }
+
 
     private static final int ROUNDS = 20_000;
 
@@ -77,6 +92,7 @@ class CallerCompletedFutureTest {
 
         final AtomicReference<CompletableFuture<Long>> nextReply = new AtomicReference<>();
         final AtomicInteger holds = new AtomicInteger();
+        private final HoldRegistry registry = new HoldRegistry(TIMER, Ticker.system());
         private volatile CompletableFuture<Void> lastRelease = CompletableFuture.completedFuture(null);
 
         CompletableFuture<Void> settled() {
@@ -89,11 +105,35 @@ class CallerCompletedFutureTest {
         }
 
         @Override
-        public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
+        public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
             return nextReply.get().thenApply(reply -> {
                 holds.incrementAndGet();
-                return TryResult.acquired(TryResult.Renewal.NONE);
+                return TryResult.acquired(new TryResult.Grant() {
+                    @Override
+                    public long fencingToken() {
+                        return 1;
+                    }
+
+                    @Override
+                    public long confirmedUntilNanos() {
+                        return Ticker.system().read() + TimeUnit.MILLISECONDS.toNanos(lease.millis());
+                    }
+
+                    @Override
+                    public void start(Hold hold) {
+                    }
+                });
             });
+        }
+
+        @Override
+        public HoldRegistry holdRegistry() {
+            return registry;
+        }
+
+        @Override
+        public Object identity() {
+            return this;
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.internal.client.LockKindProvider.Kind;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
@@ -39,6 +40,7 @@ public final class DefaultLockClient implements LockClient {
     private final String clientId = UUID.randomUUID().toString();
     private final LeaseRenewer renewer;
     private final UnsettledCalls unsettled;
+    private final HoldRegistry holds;
     private final Kinds kindContext = new Kinds();
     /** The client's own Redis; null if only RedLock masters are configured. */
     private final Connected own;
@@ -57,6 +59,7 @@ public final class DefaultLockClient implements LockClient {
         this.ticker = ticker;
         this.renewer = new LeaseRenewer(resources.timer(), ticker, config.watchdogTimeout());
         this.unsettled = new UnsettledCalls(resources.timer());
+        this.holds = new HoldRegistry(resources.timer(), ticker);
         this.own = topology == null ? null : attach(topology);
     }
 
@@ -162,7 +165,7 @@ public final class DefaultLockClient implements LockClient {
         UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), resources.timer());
         topology.listen(subscriptions);
         LockContext context = new LockContext(clientId, config, topology.executor(), subscriptions, renewer,
-                resources.timer(), ticker, topology.publishCommand(), unsettled);
+                resources.timer(), ticker, topology.publishCommand(), unsettled, holds);
         Connected attached = new Connected(topology, context);
         synchronized (this) {
             if (!closed) {
@@ -188,6 +191,7 @@ public final class DefaultLockClient implements LockClient {
         }
         openKinds.forEach(LockKind::close);
         renewer.close();
+        holds.close();
         settleOnceMore(open);
         open.forEach(Connected::close);
         resources.close();

@@ -1,5 +1,7 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 
@@ -12,6 +14,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * once more (an unlock may have come before the subscription); then wait for a wake-up or the
  * holder's lease, whichever is first, and try again, until acquired or the wait runs out.
  *
+ * <p>Each try re-enters the owner's hold if the client knows of one, and fails with
+ * {@link io.latchkey.LeaseLostException} if that hold's lease was lost; a grant is recorded as a
+ * level of the owner's hold ({@link LockHolds}) before the result completes with that hold.
+ *
  * <p>Steps run one after another, each started by the completion of the last, so the fields
  * need no locking. Giving up, whether the wait ran out or the attempt was cancelled, always
  * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}.
@@ -22,18 +28,21 @@ final class AcquireAttempt {
     private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final AcquireProtocol protocol;
+    private final LockHolds holds;
     private final long owner;
     private final LeaseTerm lease;
     private final Ticker ticker;
     private final long deadlineNanos;
-    private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+    /** The hold once acquired, null when the wait ran out. */
+    private final CompletableFuture<Hold> result = new CompletableFuture<>();
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
     private volatile Wakeups wakeups;
     /** Set by the one {@link #cancel} that gives a granted hold back: a second must not release another level. */
     private final AtomicBoolean handedBack = new AtomicBoolean();
 
-    private AcquireAttempt(AcquireProtocol protocol, long owner, LeaseTerm lease, long waitNanos) {
+    private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
+        this.holds = holds;
         this.owner = owner;
         this.lease = lease;
         this.ticker = protocol.ticker();
@@ -44,8 +53,8 @@ final class AcquireAttempt {
      * @param waitNanos the longest wait, or {@link Long#MAX_VALUE} to wait as long as it takes
      * @return the running attempt
      */
-    static AcquireAttempt start(AcquireProtocol protocol, long owner, LeaseTerm lease, long waitNanos) {
-        AcquireAttempt attempt = new AcquireAttempt(protocol, owner, lease, waitNanos);
+    static AcquireAttempt start(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
+        AcquireAttempt attempt = new AcquireAttempt(protocol, holds, owner, lease, waitNanos);
         attempt.wakeups = protocol.wakeupsIfWaitedFor(owner);
         attempt.result.whenComplete((acquired, failure) -> {
             Wakeups current = attempt.wakeups;
@@ -62,10 +71,11 @@ final class AcquireAttempt {
     }
 
     /**
-     * @return true once acquired, false when the wait ran out (after the attempt cleaned up);
-     *     fails with the Redis failure
+     * @return the owner's hold once acquired, null when the wait ran out (after the attempt
+     *     cleaned up); fails with the Redis failure, or with LeaseLostException for a re-entry of
+     *     a hold whose lease was lost
      */
-    CompletableFuture<Boolean> result() {
+    CompletableFuture<Hold> result() {
         return result;
     }
 
@@ -84,8 +94,8 @@ final class AcquireAttempt {
         if (result.cancel(false)) {
             return settled;
         }
-        if (!result.isCompletedExceptionally() && result.join() && handedBack.compareAndSet(false, true)) {
-            return protocol.release(owner);
+        if (!result.isCompletedExceptionally() && result.join() != null && handedBack.compareAndSet(false, true)) {
+            return holds.release(owner);
         }
         return settled;
     }
@@ -95,30 +105,45 @@ final class AcquireAttempt {
             giveUp();
             return;
         }
+        Hold held = holds.current(owner);
+        if (held != null && held.isLost()) {
+            fail(LockExceptions.leaseLost(protocol.name(), owner, held.lossReason()));
+            return;
+        }
         Wakeups current = wakeups;
         long seen = current == null ? 0 : current.sequence();
-        protocol.tryAcquire(owner, lease).whenComplete((answer, failure) -> {
+        protocol.tryAcquire(owner, lease, held == null ? 0 : held.token()).whenComplete((answer, failure) -> {
             try {
-                afterTry(answer, failure, seen);
+                afterTry(answer, failure, seen, held);
             } catch (RuntimeException e) {
                 fail(e);
             }
         });
     }
 
-    private void afterTry(TryResult answer, Throwable failure, long seen) {
+    private void afterTry(TryResult answer, Throwable failure, long seen, Hold held) {
         if (failure != null) {
             // A try whose answer was lost is settled by the protocol itself (undone once Redis answers).
             fail(failure);
         } else if (answer.acquired()) {
-            // Every grant goes to the watchdog here, also one given back below at once: the
-            // release then undoes exactly this level.
-            answer.renewal().start();
-            acquired();
+            // Every grant is recorded here, also one given back below at once: the release then
+            // undoes exactly this level.
+            Hold hold = holds.admit(owner, answer.grant());
+            if (hold.isLost()) {
+                fail(LockExceptions.leaseLost(protocol.name(), owner, hold.lossReason()));
+            } else {
+                acquired(hold);
+            }
+        } else if (answer.holdGone()) {
+            if (holds.foundGone(owner, held)) {
+                fail(LockExceptions.leaseLost(protocol.name(), owner, held.lossReason()));
+            } else {
+                tryOnce(); // the hold ended meanwhile, released by another call of the owner
+            }
         } else if (result.isDone()) {
             giveUp();
         } else if (remainingNanos() <= 0) {
-            giveUp().whenComplete((ok, ignored) -> result.complete(false));
+            giveUp().whenComplete((ok, ignored) -> result.complete(null));
         } else if (wakeups == null) {
             protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
                 if (joinFailure != null) {
@@ -157,13 +182,13 @@ final class AcquireAttempt {
         return deadlineNanos == FOREVER ? FOREVER : deadlineNanos - ticker.read();
     }
 
-    private void acquired() {
-        if (result.complete(true)) {
+    private void acquired(Hold hold) {
+        if (result.complete(hold)) {
             closeWakeups();
             settled.complete(null);
         } else {
-            // Cancelled while the granting try was in flight: hand the hold back.
-            protocol.release(owner).whenComplete((ok, failure) -> giveUp());
+            // Cancelled while the granting try was in flight: hand the level back.
+            holds.release(owner).whenComplete((ok, failure) -> giveUp());
         }
     }
 

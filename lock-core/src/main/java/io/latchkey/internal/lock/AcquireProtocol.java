@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import java.util.concurrent.CompletableFuture;
@@ -21,10 +22,13 @@ public interface AcquireProtocol {
      *
      * @param owner the owner id
      * @param lease the lease to take; a re-entry never shortens the hold's lease
-     * @return whether the owner now holds the lock, with what renews the grant, or how long a wait
-     *     is worth at most without a wake-up
+     * @param heldToken the token of the owner's hold that this try re-enters, which must still be
+     *     there; 0 if the client knows of none (the try then takes the lock, or re-enters whatever
+     *     hold the owner has)
+     * @return whether the owner now holds the lock, with the grant, or how long a wait is worth at
+     *     most without a wake-up, or that the hold to re-enter is gone
      */
-    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease);
+    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken);
 
     /**
      * Releases one hold of the owner, and at the last one wakes a waiter.
@@ -58,6 +62,12 @@ public interface AcquireProtocol {
     default Wakeups wakeupsIfWaitedFor(long owner) {
         return null;
     }
+
+    /** @return where the client records the holds of this lock */
+    HoldRegistry holdRegistry();
+
+    /** @return what identifies this lock on this client: equal for every lock object of it */
+    Object identity();
 
     /** @return the clock that the acquire loop measures the caller's wait with: the client's ticker */
     default Ticker ticker() {

@@ -1,18 +1,22 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.LockException;
+import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
  * The calls that change an owner's hold count in a lock hash, for the lock kinds whose holds
- * are such a count (plain and fair). Each call goes after the owner's earlier calls on the lock
+ * are such a count (plain and fair), and what keeps the client's record of a hold in step with
+ * it: a grant's token and confirmed lease, renewals, and a hold given up for lost ended in Redis
+ * too. Each call goes after the owner's earlier calls on the lock
  * ({@link UnsettledCalls}), carries an id that the scripts remember beside the hold, is settled
  * when its answer is lost, and keeps the watchdog in step: a grant's renewal records the level
  * with its lease (the acquire loop starts it), and a level stops counting for renewal the moment
@@ -46,28 +50,108 @@ public final class HoldCalls {
      *
      * @param owner the owner id
      * @param lease the lease to take; a re-entry never shortens the hold's lease
-     * @return the try's result; a grant's renewal records the level with the watchdog
+     * @param heldToken the token of the hold to re-enter, or 0 to take the lock or re-enter
+     *     whatever hold the owner has
+     * @return the try's result
      */
-    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+        return tryAcquire(owner, lease, heldToken == 0 ? "" : Long.toString(heldToken));
+    }
+
+    /**
+     * One try that starts a new hold, replacing a hold of the owner that its client gave up for
+     * lost, if Redis still has it. For lock kinds built of other locks (a RedLock's masters),
+     * whose holds are recorded by the composite, not per part.
+     *
+     * @param owner the owner id
+     * @param lease the lease to take
+     * @return the try's result
+     */
+    public CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease) {
+        return tryAcquire(owner, lease, "fresh");
+    }
+
+    private CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, String held) {
         String field = context.field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
+        long[] sentAtNanos = new long[1];
         return unsettled.after(hold, () -> {
             String call = unsettled.nextCallId();
-            return scripts.acquire(field, lease, call).whenComplete((reply, failure) -> {
+            sentAtNanos[0] = context.ticker().read();
+            return scripts.acquire(field, lease, call, held).whenComplete((reply, failure) -> {
                 if (failure != null && LockExceptions.isOutcomeUnknown(failure)) {
                     unsettled.settleLater(hold, "acquire " + call, () -> scripts.release(field, call, UNDO)
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }
             });
         }).thenApply(reply -> {
-            long value = (Long) reply.get(1);
-            if ((Long) reply.get(0) == 0L) {
-                return TryResult.busy(value);
+            long answer = (Long) reply.get(0);
+            if (answer == 0L) {
+                return TryResult.busy((Long) reply.get(1));
             }
-            return TryResult.acquired(() -> context.renewer()
-                    .granted(context.executor(), lock, field, lease.renewed(), value, LeaseListener.LOG));
+            if (answer < 0L) {
+                return TryResult.goneHold();
+            }
+            long count = (Long) reply.get(1);
+            long token = (Long) reply.get(2);
+            long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
+            return TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos));
         });
+    }
+
+    /** One granted level of a hold whose count is kept in the lock hash. */
+    private final class Granted implements TryResult.Grant {
+        private final long owner;
+        private final String field;
+        private final LeaseTerm lease;
+        private final long count;
+        private final long token;
+        private final long untilNanos;
+
+        Granted(long owner, String field, LeaseTerm lease, long count, long token, long untilNanos) {
+            this.owner = owner;
+            this.field = field;
+            this.lease = lease;
+            this.count = count;
+            this.token = token;
+            this.untilNanos = untilNanos;
+        }
+
+        @Override
+        public long fencingToken() {
+            return token;
+        }
+
+        @Override
+        public long confirmedUntilNanos() {
+            return untilNanos;
+        }
+
+        @Override
+        public void start(Hold hold) {
+            hold.onLoss((lost, mayRemainInRedis) -> {
+                context.renewer().cancel(context.executor(), lock, field);
+                if (mayRemainInRedis) {
+                    // Before the owner's next call: its next acquisition must be a new hold.
+                    String call = context.unsettled().nextCallId();
+                    context.unsettled().settleLater(context.hold(lock, owner), "end of lost hold " + token,
+                            () -> scripts.end(field, call, token));
+                }
+            });
+            long leaseNanos = context.renewer().lease().toNanos();
+            context.renewer().granted(context.executor(), lock, field, lease.renewed(), count, new LeaseListener() {
+                @Override
+                public void leaseLost(String key, String field) {
+                    hold.lose("a renewal found it gone from Redis", false);
+                }
+
+                @Override
+                public void leaseRenewed(String key, String field, long sentAtNanos) {
+                    hold.confirm(sentAtNanos + leaseNanos);
+                }
+            });
+        }
     }
 
     /**
@@ -123,9 +207,12 @@ public final class HoldCalls {
          * @param field the owner's field
          * @param lease the lease
          * @param call the call's id
-         * @return {1, hold count} if granted, else {0, the bound on the wait in milliseconds}
+         * @param held '' to take the lock or re-enter, 'fresh' for a new hold, else the token of
+         *     the hold to re-enter, as acquire.lua takes it
+         * @return {1, hold count, token} if granted, {0, the bound on the wait in milliseconds}
+         *     if not, {-1, 0} if the hold to re-enter is gone
          */
-        CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call);
+        CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held);
 
         /**
          * @param field the owner's field
@@ -134,6 +221,14 @@ public final class HoldCalls {
          * @return the holds left, or null if there was nothing to release
          */
         CompletableFuture<Long> release(String field, String call, String mode);
+
+        /**
+         * @param field the owner's field
+         * @param call the call's id
+         * @param token the token of the hold to end
+         * @return ends every level of that hold if Redis still has it; null if it had not
+         */
+        CompletableFuture<Long> end(String field, String call, long token);
 
         /**
          * @param field the owner's field

@@ -1,6 +1,7 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.LockConfig;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
@@ -19,10 +20,11 @@ import io.netty.util.Timer;
  * @param ticker the client's clock, read for every deadline and elapsed time
  * @param publishCommand {@code publish}, or {@code spublish} where sharded pub/sub carries unlock messages
  * @param unsettled calls whose outcome is unknown, and their settling
+ * @param holds the holds of this client's owners
  */
 public record LockContext(String clientId, LockConfig config, RedisExecutor executor,
                           UnlockSubscriptions subscriptions, LeaseRenewer renewer, Timer timer, Ticker ticker,
-                          String publishCommand, UnsettledCalls unsettled) {
+                          String publishCommand, UnsettledCalls unsettled, HoldRegistry holds) {
 
     /**
      * @param owner an owner id
@@ -39,5 +41,16 @@ public record LockContext(String clientId, LockConfig config, RedisExecutor exec
      */
     public UnsettledCalls.HoldId hold(String lock, long owner) {
         return new UnsettledCalls.HoldId(executor, lock, field(owner));
+    }
+
+    /**
+     * @param lock the lock hash
+     * @return what identifies the lock hash on this client's Redis, for {@link #holds}
+     */
+    public Object lockId(String lock) {
+        return new LockId(executor, lock);
+    }
+
+    private record LockId(Object redis, String lock) {
     }
 }

@@ -2,6 +2,7 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
+import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.redis.LockExceptions;
 import java.time.Duration;
 import java.util.Objects;
@@ -19,10 +20,12 @@ import java.util.function.Function;
 public final class LockFacade implements DistributedLock {
 
     private final LockProtocol protocol;
+    private final LockHolds holds;
 
     /** @param protocol the lock kind's Redis side */
     public LockFacade(LockProtocol protocol) {
         this.protocol = Objects.requireNonNull(protocol, "protocol");
+        this.holds = new LockHolds(protocol);
     }
 
     /** @return the lock kind's Redis side */
@@ -59,7 +62,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public boolean tryLock() {
-        return await(start(currentOwner(), watchdogLease(), 0, Function.identity()));
+        return await(start(currentOwner(), watchdogLease(), 0, LockFacade::acquired));
     }
 
     @Override
@@ -69,23 +72,23 @@ public final class LockFacade implements DistributedLock {
         // at all", so a negative time is one try, not an error (only the Duration overloads,
         // which are ours, reject it). toNanos saturates, so Long.MAX_VALUE of any unit means
         // "as long as it takes".
-        return acquireInterruptibly(watchdogLease(), Math.max(0, unit.toNanos(time)));
+        return acquireInterruptibly(watchdogLease(), Math.max(0, unit.toNanos(time))) != null;
     }
 
     @Override
     public boolean tryLock(Duration waitTime) throws InterruptedException {
-        return acquireInterruptibly(watchdogLease(), waitNanos(waitTime));
+        return acquireInterruptibly(watchdogLease(), waitNanos(waitTime)) != null;
     }
 
     @Override
     public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
         long wait = waitNanos(waitTime);
-        return acquireInterruptibly(fixedLease(leaseTime), wait);
+        return acquireInterruptibly(fixedLease(leaseTime), wait) != null;
     }
 
     @Override
     public void unlock() {
-        await(protocol.release(currentOwner()));
+        await(holds.release(currentOwner()));
     }
 
     @Override
@@ -127,7 +130,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public CompletableFuture<Void> lockAsync(long ownerId) {
-        return start(ownerId, watchdogLease(), AcquireAttempt.forever(), acquired -> null);
+        return start(ownerId, watchdogLease(), AcquireAttempt.forever(), hold -> null);
     }
 
     @Override
@@ -137,7 +140,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public CompletableFuture<Void> lockAsync(Duration leaseTime, long ownerId) {
-        return start(ownerId, fixedLease(leaseTime), AcquireAttempt.forever(), acquired -> null);
+        return start(ownerId, fixedLease(leaseTime), AcquireAttempt.forever(), hold -> null);
     }
 
     @Override
@@ -147,7 +150,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public CompletableFuture<Boolean> tryLockAsync(Duration waitTime) {
-        return start(currentOwner(), watchdogLease(), waitNanos(waitTime), Function.identity());
+        return start(currentOwner(), watchdogLease(), waitNanos(waitTime), LockFacade::acquired);
     }
 
     @Override
@@ -158,7 +161,7 @@ public final class LockFacade implements DistributedLock {
     @Override
     public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, Duration leaseTime, long ownerId) {
         long wait = waitNanos(waitTime);
-        return start(ownerId, fixedLease(leaseTime), wait, Function.identity());
+        return start(ownerId, fixedLease(leaseTime), wait, LockFacade::acquired);
     }
 
     @Override
@@ -168,7 +171,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public CompletableFuture<Void> unlockAsync(long ownerId) {
-        return protocol.release(ownerId);
+        return holds.release(ownerId);
     }
 
     @Override
@@ -185,42 +188,53 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public LockHold acquire() {
-        throw new UnsupportedOperationException("not yet");
+        return handle(lockUninterruptibly(watchdogLease()));
     }
 
     @Override
     public LockHold acquire(Duration leaseTime) {
-        throw new UnsupportedOperationException("not yet");
+        return handle(lockUninterruptibly(fixedLease(leaseTime)));
     }
 
     @Override
     public LockHold acquireInterruptibly() throws InterruptedException {
-        throw new UnsupportedOperationException("not yet");
+        return handle(acquireInterruptibly(watchdogLease(), AcquireAttempt.forever()));
     }
 
     @Override
     public Optional<LockHold> tryAcquire(Duration waitTime) throws InterruptedException {
-        throw new UnsupportedOperationException("not yet");
+        return Optional.ofNullable(acquireInterruptibly(watchdogLease(), waitNanos(waitTime))).map(this::handle);
     }
 
     @Override
     public Optional<LockHold> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        throw new UnsupportedOperationException("not yet");
+        long wait = waitNanos(waitTime);
+        return Optional.ofNullable(acquireInterruptibly(fixedLease(leaseTime), wait)).map(this::handle);
     }
 
     @Override
     public CompletableFuture<LockHold> acquireAsync(long ownerId) {
-        throw new UnsupportedOperationException("not yet");
+        return start(ownerId, watchdogLease(), AcquireAttempt.forever(), this::handle);
     }
 
     @Override
     public CompletableFuture<LockHold> acquireAsync(Duration leaseTime, long ownerId) {
-        throw new UnsupportedOperationException("not yet");
+        return start(ownerId, fixedLease(leaseTime), AcquireAttempt.forever(), this::handle);
     }
 
     @Override
     public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, Duration leaseTime, long ownerId) {
-        throw new UnsupportedOperationException("not yet");
+        long wait = waitNanos(waitTime);
+        return start(ownerId, fixedLease(leaseTime), wait, hold -> Optional.ofNullable(hold).map(this::handle));
+    }
+
+    private LockHold handle(Hold hold) {
+        return new HoldHandle(this, hold);
+    }
+
+    /** A handle's close: releases one level of its hold, on the caller's thread. */
+    void close(Hold hold) {
+        await(holds.close(hold));
     }
 
     // ---- machinery ---------------------------------------------------------------------------
@@ -229,13 +243,13 @@ public final class LockFacade implements DistributedLock {
      * Runs an attempt behind a future of the caller's own, so that cancelling it (or completing
      * it from outside) abandons the attempt and gives back a hold it may have won meanwhile.
      */
-    private <T> CompletableFuture<T> start(long owner, LeaseTerm lease, long waitNanos, Function<Boolean, T> outcome) {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, owner, lease, waitNanos);
+    private <T> CompletableFuture<T> start(long owner, LeaseTerm lease, long waitNanos, Function<Hold, T> outcome) {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, owner, lease, waitNanos);
         CompletableFuture<T> caller = new CompletableFuture<>();
-        attempt.result().whenComplete((acquired, failure) -> {
+        attempt.result().whenComplete((hold, failure) -> {
             if (failure != null) {
                 caller.completeExceptionally(LockExceptions.unwrap(failure));
-            } else if (!caller.complete(outcome.apply(acquired)) && acquired) {
+            } else if (!caller.complete(outcome.apply(hold)) && hold != null) {
                 // The caller's future was completed from outside (orTimeout, complete) just as the
                 // grant arrived: the caller will never know it holds the lock, so give it back.
                 attempt.cancel();
@@ -249,8 +263,9 @@ public final class LockFacade implements DistributedLock {
         return caller;
     }
 
-    private boolean acquireInterruptibly(LeaseTerm lease, long waitNanos) throws InterruptedException {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, currentOwner(), lease, waitNanos);
+    /** @return the hold, or null if the wait ran out */
+    private Hold acquireInterruptibly(LeaseTerm lease, long waitNanos) throws InterruptedException {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, currentOwner(), lease, waitNanos);
         try {
             return attempt.result().get();
         } catch (InterruptedException e) {
@@ -261,14 +276,13 @@ public final class LockFacade implements DistributedLock {
         }
     }
 
-    private void lockUninterruptibly(LeaseTerm lease) {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, currentOwner(), lease, AcquireAttempt.forever());
+    private Hold lockUninterruptibly(LeaseTerm lease) {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, currentOwner(), lease, AcquireAttempt.forever());
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    attempt.result().get();
-                    return;
+                    return attempt.result().get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
@@ -326,6 +340,10 @@ public final class LockFacade implements DistributedLock {
             throw error;
         }
         return LockExceptions.onCallerThread(protocol.name(), cause);
+    }
+
+    private static boolean acquired(Hold hold) {
+        return hold != null;
     }
 
     @SuppressWarnings("deprecation") // Thread.threadId() arrives in Java 19; getId() is the same number

@@ -27,21 +27,29 @@ import java.util.Objects;
  * </ul>
  * Distinct names never share a derived key: a suffix holds no brace and no ':', so the key ends
  * in {@code :suffix} and the rest names the lock (a plain name is the tag itself and holds no
- * '}'; the other two cases spell the name out, and it holds a '}' or is empty). Immutable.
+ * '}'; the other two cases spell the name out, and it holds a '}' or is empty).
+ *
+ * <p>One key per hash slot is not any lock's: the slot's fencing counter,
+ * {@code latchkey:fence:{S}} with {@code S} the {@link SlotTags short tag} of the slot. It never
+ * starts with <code>latchkey:&#123;</code>, so it is never a derived key, and it is shared by
+ * every lock name in the slot, so an idle lock leaves no key of its own behind. Immutable.
  */
 public final class LockKeys {
 
     private static final String PREFIX = "latchkey:{";
+    private static final String FENCE_PREFIX = "latchkey:fence:{";
 
     private final String lock;
     private final String tag;
     /** Everything of a derived key before its suffix. */
     private final String stem;
+    private final String fenceCounter;
 
     private LockKeys(String lock, String tag, String stem) {
         this.lock = lock;
         this.tag = tag;
         this.stem = stem;
+        this.fenceCounter = FENCE_PREFIX + SlotTags.of(SlotHash.getSlot(lock.getBytes(StandardCharsets.UTF_8))) + '}';
     }
 
     /**
@@ -64,6 +72,14 @@ public final class LockKeys {
     /** @return the lock hash: field {@code <clientId>:<ownerId>} to hold count; the name itself */
     public String lock() {
         return lock;
+    }
+
+    /**
+     * @return the fencing counter of the lock's hash slot: a string that the acquire scripts
+     *     increment for every new hold of any lock in the slot, and that never expires
+     */
+    public String fenceCounter() {
+        return fenceCounter;
     }
 
     /** @return the hash tag of every derived key, which maps to the lock's slot */

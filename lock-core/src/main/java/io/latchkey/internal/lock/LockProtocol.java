@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * The Redis side of one lock kind, as {@link LockFacade} serves it: acquiring for the one loop,
- * the queries, and the lease the kind's watchdog keeps. Implementations are thread-safe and never
- * block.
+ * the queries, the lease the kind's watchdog keeps, and where the client records its holds.
+ * Implementations are thread-safe and never block.
  */
 public interface LockProtocol extends AcquireProtocol, LockQueries {
 

@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
@@ -36,15 +37,22 @@ public final class ReentrantLockProtocol implements LockProtocol {
         this.context = context;
         this.holds = new HoldCalls(name, keys.lock(), context, new HoldCalls.Scripts() {
             @Override
-            public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call) {
+            public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
-                        new String[] {keys.lock()}, Long.toString(lease.millis()), field, call);
+                        new String[] {keys.lock(), keys.fenceCounter()}, Long.toString(lease.millis()), field, call, held);
             }
 
             @Override
             public CompletableFuture<Long> release(String field, String call, String mode) {
                 return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
                         new String[] {keys.lock(), keys.channel()}, field, context.publishCommand(), call, mode);
+            }
+
+            @Override
+            public CompletableFuture<Long> end(String field, String call, long token) {
+                return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
+                        new String[] {keys.lock(), keys.channel()}, field, context.publishCommand(), call, "end",
+                        Long.toString(token));
             }
         });
     }
@@ -77,8 +85,30 @@ public final class ReentrantLockProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
-        return holds.tryAcquire(owner, lease);
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+        return holds.tryAcquire(owner, lease, heldToken);
+    }
+
+    /**
+     * One try that starts a new hold (see {@link HoldCalls#tryAcquireNew}), for a RedLock's
+     * masters: the RedLock records its holds itself.
+     *
+     * @param owner the owner id
+     * @param lease the lease to take
+     * @return the try's result
+     */
+    public CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease) {
+        return holds.tryAcquireNew(owner, lease);
+    }
+
+    @Override
+    public HoldRegistry holdRegistry() {
+        return context.holds();
+    }
+
+    @Override
+    public Object identity() {
+        return context.lockId(keys.lock());
     }
 
     @Override

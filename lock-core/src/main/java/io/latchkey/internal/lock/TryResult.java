@@ -1,25 +1,28 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.hold.Hold;
+
 /**
- * What one try answered: acquired, with what keeps the grant's lease alive; or not, with how
- * long a wait is worth at most.
+ * What one try answered: acquired, with the grant; not acquired, with how long a wait is worth at
+ * most; or not acquired because the hold the owner meant to re-enter is gone.
  *
  * @param acquired true if the owner now holds the lock
  * @param waitMillis when not acquired, the milliseconds after which a retry is worth making even
  *     without a wake-up (the holder's remaining lease), or a negative number if no bound is known
- * @param renewal when acquired, what the loop starts so the grant's lease is renewed as its
- *     kind of lease asks
+ * @param grant when acquired, the grant
+ * @param holdGone true if the try was a re-entry of a hold that Redis no longer has; nothing changed
  */
-public record TryResult(boolean acquired, long waitMillis, Renewal renewal) {
+public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean holdGone) {
 
-    private static final TryResult UNBOUNDED = new TryResult(false, -1, Renewal.NONE);
+    private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false);
+    private static final TryResult GONE = new TryResult(false, -1, null, true);
 
     /**
-     * @param renewal what renews the grant
+     * @param grant the grant
      * @return an acquired result
      */
-    public static TryResult acquired(Renewal renewal) {
-        return new TryResult(true, 0, renewal);
+    public static TryResult acquired(Grant grant) {
+        return new TryResult(true, 0, grant, false);
     }
 
     /**
@@ -27,22 +30,33 @@ public record TryResult(boolean acquired, long waitMillis, Renewal renewal) {
      * @return a result that did not acquire
      */
     public static TryResult busy(long waitMillis) {
-        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, Renewal.NONE);
+        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, null, false);
+    }
+
+    /** @return the result of a re-entry that found the hold gone */
+    public static TryResult goneHold() {
+        return GONE;
     }
 
     /**
-     * The watchdog's part in one grant. Every grant is handed to the watchdog in one place, the
+     * One granted level, as the acquire loop records it. Every grant is recorded in one place, the
      * acquire loop, also one the loop gives back at once (a cancel that came while the try was in
      * flight): the release that follows then undoes exactly this level.
      */
-    @FunctionalInterface
-    public interface Renewal {
+    public interface Grant {
 
-        /** For grants that nothing renews. */
-        Renewal NONE = () -> {
-        };
+        /** @return the token of the hold the grant belongs to */
+        long fencingToken();
 
-        /** Records the grant with the watchdog, which renews it while its lease asks for that. */
-        void start();
+        /** @return the grant's send time plus its lease, by the client's ticker: Redis keeps it at least that long */
+        long confirmedUntilNanos();
+
+        /**
+         * Hands the level to the watchdog, which renews it while its lease asks for that, and tells
+         * the hold of what the kind learns about its lease: renewals that confirm it, and its loss.
+         *
+         * @param hold the hold the level belongs to
+         */
+        void start(Hold hold);
     }
 }

@@ -1,6 +1,7 @@
 package io.latchkey.internal.redis;
 
 import io.latchkey.LockConnectionException;
+import io.latchkey.LeaseLostException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
@@ -201,6 +202,28 @@ public final class LockExceptions {
     }
 
     /**
+     * @param lock the lock's name
+     * @param owner the owner
+     * @return what closing a handle throws when its hold was already released by unlocks
+     */
+    public static IllegalMonitorStateException holdAlreadyReleased(String lock, long owner) {
+        return new IllegalMonitorStateException("the hold of lock '" + lock + "' by owner " + owner
+                + " was already released by unlock()");
+    }
+
+    /**
+     * @param lock the lock's name
+     * @param owner the owner whose lease was lost
+     * @param how how it was lost
+     * @return what an unlock, a close or a re-entry of a hold whose lease was lost throws
+     */
+    public static LeaseLostException leaseLost(String lock, long owner, String how) {
+        return new LeaseLostException("the lease of lock '" + lock + "' held by owner " + owner + " was lost ("
+                + how + "): another owner may have held the lock since, so what this owner did after that was not "
+                + "protected by it; the hold is over");
+    }
+
+    /**
      * @param what the call being settled, for example {@code "release 3f"}
      * @param hold the hold it belongs to
      * @param cause why settling failed this time
@@ -392,12 +415,17 @@ public final class LockExceptions {
      *
      * @param lock the lock the call was for
      * @param failure how the call's future failed; not an {@link Error}, which the caller rethrows
-     * @return an {@link IllegalMonitorStateException} or {@link LockException} of the failure's
+     * @return a {@link LeaseLostException}, {@link IllegalMonitorStateException} or {@link LockException} of the failure's
      *     exact type, made here; another unchecked exception unchanged (also a subclass of
      *     {@code LockException} that is not the library's); a checked one as a {@link LockException}
      */
     public static RuntimeException onCallerThread(String lock, Throwable failure) {
         Throwable cause = unwrap(failure);
+        if (cause instanceof LeaseLostException) {
+            LeaseLostException here = new LeaseLostException(cause.getMessage());
+            here.initCause(cause);
+            return here;
+        }
         if (cause instanceof IllegalMonitorStateException) {
             IllegalMonitorStateException here = new IllegalMonitorStateException(cause.getMessage());
             here.initCause(cause);

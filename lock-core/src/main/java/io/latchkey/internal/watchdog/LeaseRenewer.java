@@ -303,10 +303,6 @@ public final class LeaseRenewer implements AutoCloseable {
     @FunctionalInterface
     public interface LeaseListener {
 
-        /** Logs at WARN, the default until a public listener API exists. */
-        LeaseListener LOG = (key, field) ->
-                log.warn("Lease of lock '{}' held by {} was lost: the hold is gone from Redis, so another owner may now hold the lock", key, field);
-
         /**
          * @param key the lock hash
          * @param field the owner's field

@@ -1,21 +1,49 @@
--- Acquires or re-enters a reentrant lock.
--- KEYS[1]  the lock hash: field <clientId>:<ownerId> -> hold count, and beside it field
---          <clientId>:<ownerId>:call -> the id of the owner's last call that changed the count
+-- Acquires or re-enters a reentrant lock, and gives every new hold a fencing token.
+-- KEYS[1]  the lock hash: field <clientId>:<ownerId> -> hold count; beside it field
+--          <clientId>:<ownerId>:call -> the id of the owner's last call that changed the count,
+--          and field <clientId>:<ownerId>:token -> the hold's fencing token
+-- KEYS[2]  the fencing counter of the lock's hash slot, shared by every lock name in the slot
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's field
 -- ARGV[3]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
--- Returns {1, hold count} when the owner now holds the lock, else {0, the holder's remaining
--- lease in milliseconds} (-1 if the lock has no expiry) so the caller knows how long to wait.
+-- ARGV[4]  '' to take the lock or re-enter whatever hold the owner has; 'fresh' to start a new
+--          hold, replacing one of the owner's that its client gave up for lost; else the token
+--          of the hold to re-enter, which must still be there
+-- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
+-- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
+-- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
+-- Tokens: the counter only grows and never expires, so a new hold's token exceeds every earlier
+-- hold's of any name in the slot, also after the lock hash was deleted.
 -- A re-entry never shortens the lease: a shorter one than the hold already has is ignored.
 -- Cost: O(1).
-local lock, lease, owner, call = KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3]
-if redis.call('exists', lock) == 0 or redis.call('hexists', lock, owner) == 1 then
-    -- The call's id first: a user whose ACL lacks HSET is refused before anything changed.
-    redis.call('hset', lock, owner .. ':call', call)
-    local count = redis.call('hincrby', lock, owner, 1)
-    if redis.call('pttl', lock) < lease then
-        redis.call('pexpire', lock, lease)
+local lock, counter = KEYS[1], KEYS[2]
+local lease, owner, call, held = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+local token_field = owner .. ':token'
+local token
+if held ~= '' and held ~= 'fresh' then
+    token = redis.call('hget', lock, token_field)
+    if token ~= held then
+        return {-1, 0}
     end
-    return {1, count}
+elseif redis.call('hexists', lock, owner) == 1 then
+    if held == 'fresh' then
+        -- A hold of this owner that its client gave up for lost: the new hold replaces it.
+        redis.call('del', lock)
+    else
+        token = redis.call('hget', lock, token_field)
+    end
+elseif redis.call('exists', lock) == 1 then
+    return {0, redis.call('pttl', lock)}
 end
-return {0, redis.call('pttl', lock)}
+-- The call's id first: a user whose ACL lacks HSET is refused before anything changed.
+redis.call('hset', lock, owner .. ':call', call)
+if not token then
+    -- A new hold; or one taken before tokens existed, which gets one now.
+    token = redis.call('incr', counter)
+    redis.call('hset', lock, token_field, token)
+end
+local count = redis.call('hincrby', lock, owner, 1)
+if redis.call('pttl', lock) < lease then
+    redis.call('pexpire', lock, lease)
+end
+return {1, count, tonumber(token)}

@@ -1,5 +1,6 @@
 -- Releases one hold; the last one deletes the lock and announces it. Also settles a call whose
--- answer was lost: completes a release, or undoes a grant, exactly once.
+-- answer was lost: completes a release, or undoes a grant, exactly once; and ends a hold that
+-- its client gave up for lost.
 -- KEYS[1]  the lock hash (see acquire.lua)
 -- KEYS[2]  the lock's unlock channel (a key, so Cluster routes sharded publishes to its slot)
 -- ARGV[1]  the owner's field
@@ -7,13 +8,23 @@
 -- ARGV[3]  this call's id; when settling, the id of the call being settled
 -- ARGV[4]  'release' to release one hold unless call ARGV[3] already did (so sending it again
 --          is harmless); 'undo' to release one hold only if call ARGV[3] was the grant that
---          made the owner's last change (so an undo never takes back a hold it did not add)
+--          made the owner's last change (so an undo never takes back a hold it did not add);
+--          'end' to release every level of the hold whose token is ARGV[5], if it is still there
+-- ARGV[5]  with 'end', the token of the hold to end
 -- Returns nil when there is nothing to do: the owner does not hold the lock, or the undo finds
 -- its grant never happened or already gone; else the holds left.
 -- Cost: O(1).
 local lock, channel = KEYS[1], KEYS[2]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local marker = owner .. ':call'
+if mode == 'end' then
+    if redis.call('hget', lock, owner .. ':token') ~= ARGV[5] then
+        return nil
+    end
+    redis.call('del', lock)
+    redis.call(publish, channel, '')
+    return 0
+end
 local last = redis.call('hget', lock, marker)
 if mode == 'undo' then
     if last ~= call then

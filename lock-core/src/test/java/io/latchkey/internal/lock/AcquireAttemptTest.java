@@ -3,6 +3,8 @@ package io.latchkey.internal.lock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,13 +67,13 @@ class AcquireAttemptTest {
     @Test
     void tryLockWithZeroWaitWhileOthersWaitHereMakesOneTryAndTakesNoWakeUpFromThem() {
         long waiter = 2;
-        AcquireAttempt waiting = AcquireAttempt.start(protocol, waiter, LEASE, AcquireAttempt.forever());
+        AcquireAttempt waiting = AcquireAttempt.start(protocol, new LockHolds(protocol), waiter, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(waiter); // subscribes, tries again
         protocol.answerHeld(waiter); // waits
 
-        AcquireAttempt once = AcquireAttempt.start(protocol, OWNER, LEASE, 0); // joins the channel at once
+        AcquireAttempt once = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, 0); // joins the channel at once
         protocol.answerHeld(OWNER);
-        assertFalse(done(once.result()));
+        assertNull(done(once.result()));
         assertEquals(1, protocol.tries(OWNER));
         assertEquals(List.of("subscribe"), subscribeCalls, "the other waiter still needs the channel");
 
@@ -82,14 +84,14 @@ class AcquireAttemptTest {
 
     @Test
     void theDeadlineReachedExactlyWhileATryIsInFlightEndsTheAttemptAfterThatTry() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, ONE_SECOND);
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, ONE_SECOND);
         protocol.answerHeld(OWNER); // subscribes, tries again
         assertEquals(2, protocol.tries(OWNER));
 
         timer.advance(Duration.ofSeconds(1)); // the wait runs out to the nanosecond while the try is on the wire
         protocol.answerHeld(OWNER);
 
-        assertFalse(done(attempt.result()));
+        assertNull(done(attempt.result()));
         assertTrue(attempt.settled().isDone());
         assertEquals(2, protocol.tries(OWNER), "no try after the deadline");
         assertEquals(List.of("subscribe", "unsubscribe"), subscribeCalls, "the attempt left its channel");
@@ -98,7 +100,7 @@ class AcquireAttemptTest {
 
     @Test
     void aTryAnsweredOneNanosecondBeforeTheDeadlineWaitsAMillisecondAndTriesOnceMore() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, ONE_SECOND);
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, ONE_SECOND);
         protocol.answerHeld(OWNER);
         timer.advance(ONE_SECOND - 1, TimeUnit.NANOSECONDS);
         protocol.answerHeld(OWNER); // 1 ns left: not spun away, but not given up either
@@ -109,19 +111,19 @@ class AcquireAttemptTest {
         assertEquals(3, protocol.tries(OWNER));
 
         protocol.answerHeld(OWNER);
-        assertFalse(done(attempt.result()));
+        assertNull(done(attempt.result()));
         assertEquals(3, protocol.tries(OWNER));
     }
 
     @Test
     void aGrantThatArrivesAfterTheDeadlineStillCounts() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, ONE_SECOND);
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, ONE_SECOND);
         protocol.answerHeld(OWNER);
         timer.advance(Duration.ofSeconds(2));
 
         protocol.answerGranted(OWNER);
 
-        assertTrue(done(attempt.result()), "the owner holds the lock: answering false would leak the hold");
+        assertNotNull(done(attempt.result()), "the owner holds the lock: answering false would leak the hold");
         assertEquals(0, protocol.releases(OWNER));
         assertEquals(List.of("subscribe", "unsubscribe"), subscribeCalls);
     }
@@ -133,7 +135,7 @@ class AcquireAttemptTest {
                 c -> CompletableFuture.completedFuture(null), c -> CompletableFuture.completedFuture(null)), wrapping);
         ScriptedProtocol scripted = new ScriptedProtocol(
                 owner -> channel.join(CHANNEL, null), owner -> null, wrapping.ticker());
-        AcquireAttempt attempt = AcquireAttempt.start(scripted, OWNER, LEASE, ONE_SECOND);
+        AcquireAttempt attempt = AcquireAttempt.start(scripted, new LockHolds(scripted), OWNER, LEASE, ONE_SECOND);
         scripted.answerHeld(OWNER);
         scripted.answerHeld(OWNER); // waits a second: past Long.MAX_VALUE on the ticker
 
@@ -143,14 +145,14 @@ class AcquireAttemptTest {
         assertEquals(3, scripted.tries(OWNER));
         scripted.answerHeld(OWNER);
 
-        assertFalse(done(attempt.result()));
+        assertNull(done(attempt.result()));
     }
 
     // ---- what bounds a wait ------------------------------------------------------------------
 
     @Test
     void aWaitIsBoundedByTheHoldersRemainingLease() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeldFor(OWNER, 200);
         protocol.answerHeldFor(OWNER, 200); // waits for an unlock message, or for the lease to run out
 
@@ -163,7 +165,7 @@ class AcquireAttemptTest {
 
     @Test
     void aWaitIsBoundedByWhatIsLeftOfTheCallersWaitWhenTheLeaseIsLonger() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, TimeUnit.MILLISECONDS.toNanos(100));
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, TimeUnit.MILLISECONDS.toNanos(100));
         protocol.answerHeld(OWNER);
         timer.advance(Duration.ofMillis(30));
         protocol.answerHeld(OWNER); // a minute's lease; 70 ms of the caller's wait left
@@ -174,12 +176,12 @@ class AcquireAttemptTest {
         assertEquals(3, protocol.tries(OWNER), "one last try at the deadline");
         protocol.answerHeld(OWNER);
 
-        assertFalse(done(attempt.result()));
+        assertNull(done(attempt.result()));
     }
 
     @Test
     void aHolderLeaseAboutToRunOutStillWaitsAMillisecondRatherThanSpinning() {
-        AcquireAttempt.start(protocol, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeldFor(OWNER, 0);
         protocol.answerHeldFor(OWNER, 0);
 
@@ -191,7 +193,7 @@ class AcquireAttemptTest {
 
     @Test
     void aLockWithoutExpiryIsTriedAgainOnlyOnAnUnlockMessage() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeldFor(OWNER, -1);
         protocol.answerHeldFor(OWNER, -1);
 
@@ -201,14 +203,14 @@ class AcquireAttemptTest {
         subscriptions.message(CHANNEL, "");
         assertEquals(3, protocol.tries(OWNER));
         protocol.answerGranted(OWNER);
-        assertTrue(done(attempt.result()));
+        assertNotNull(done(attempt.result()));
     }
 
     // ---- cancel ------------------------------------------------------------------------------
 
     @Test
     void aGrantThatArrivesAfterCancelIsReleased() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         CompletableFuture<Void> cancelled = attempt.cancel();
         assertTrue(attempt.result().isCancelled());
         assertFalse(cancelled.isDone(), "the try is still on the wire: it may yet grant");
@@ -222,9 +224,9 @@ class AcquireAttemptTest {
 
     @Test
     void aCancelAfterTheGrantReleasesTheHoldOnceHoweverOftenItIsCalled() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerGranted(OWNER);
-        assertTrue(done(attempt.result()));
+        assertNotNull(done(attempt.result()));
 
         done(attempt.cancel());
         done(attempt.cancel());
@@ -234,7 +236,7 @@ class AcquireAttemptTest {
 
     @Test
     void aCancelWhileWaitingEndsTheWaitAndLeavesTheChannel() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(OWNER);
         protocol.answerHeld(OWNER);
         assertEquals(1, timer.pending(), "the wait's bound");
@@ -251,7 +253,7 @@ class AcquireAttemptTest {
 
     @Test
     void anAttemptWhoseTryIsInFlightAtCloseFailsWithLockException() {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(OWNER); // joins the channel, tries again
         assertEquals(2, protocol.tries(OWNER));
 
@@ -269,7 +271,7 @@ class AcquireAttemptTest {
         InterleavingWakeups wakeups = new InterleavingWakeups();
         ScriptedProtocol scripted = new ScriptedProtocol(owner -> CompletableFuture.completedFuture(wakeups), owner -> null,
                 timer.ticker());
-        AcquireAttempt attempt = AcquireAttempt.start(scripted, OWNER, LEASE, AcquireAttempt.forever());
+        AcquireAttempt attempt = AcquireAttempt.start(scripted, new LockHolds(scripted), OWNER, LEASE, AcquireAttempt.forever());
         scripted.answerHeld(OWNER); // joins, tries again
 
         // After the attempt saw that it was not done, before its wait is parked: the cancel's
@@ -286,10 +288,10 @@ class AcquireAttemptTest {
     void aWokenWaiterWhoseNextTryFailsHandsTheWakeUpOn() {
         long first = 1;
         long second = 2;
-        AcquireAttempt woken = AcquireAttempt.start(protocol, first, LEASE, AcquireAttempt.forever());
+        AcquireAttempt woken = AcquireAttempt.start(protocol, new LockHolds(protocol), first, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(first); // joins, tries again
         protocol.answerHeld(first); // waits
-        AcquireAttempt next = AcquireAttempt.start(protocol, second, LEASE, AcquireAttempt.forever());
+        AcquireAttempt next = AcquireAttempt.start(protocol, new LockHolds(protocol), second, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(second); // waits behind the first
 
         subscriptions.message(CHANNEL, ""); // the unlock: wakes the longest-waiting only

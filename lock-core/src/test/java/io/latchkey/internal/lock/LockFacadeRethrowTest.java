@@ -10,7 +10,10 @@ import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -70,6 +73,7 @@ class LockFacadeRethrowTest {
     private static final class FailingProtocol implements LockProtocol {
 
         private final RuntimeException failure;
+        private final HoldRegistry holds = new HoldRegistry(ManualTimer.manual(), Ticker.system());
 
         FailingProtocol(RuntimeException failure) {
             this.failure = failure;
@@ -81,13 +85,23 @@ class LockFacadeRethrowTest {
         }
 
         @Override
-        public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
+        public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
             return CompletableFuture.failedFuture(failure);
         }
 
         @Override
         public CompletableFuture<Void> release(long owner) {
             return CompletableFuture.failedFuture(failure);
+        }
+
+        @Override
+        public HoldRegistry holdRegistry() {
+            return holds;
+        }
+
+        @Override
+        public Object identity() {
+            return this;
         }
 
         @Override

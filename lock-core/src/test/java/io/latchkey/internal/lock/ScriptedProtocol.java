@@ -1,5 +1,8 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import java.time.Duration;
@@ -8,6 +11,8 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
 /**
@@ -26,6 +31,9 @@ final class ScriptedProtocol implements LockProtocol {
     private final Map<Long, Deque<CompletableFuture<Long>>> unanswered = new HashMap<>();
     private final Map<Long, Integer> tries = new HashMap<>();
     private final Map<Long, Integer> releases = new HashMap<>();
+    private final AtomicLong lastToken = new AtomicLong();
+    /** On a timer of its own, so that the tests' timer counts only the attempts' waits. */
+    private final HoldRegistry holds = new HoldRegistry(ManualTimer.manual(), Ticker.system());
 
     /**
      * @param wakeups what {@link #wakeups(long)} joins
@@ -87,14 +95,44 @@ final class ScriptedProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         CompletableFuture<Long> answer = new CompletableFuture<>();
         synchronized (this) {
             unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);
             tries.merge(owner, 1, Integer::sum);
         }
         // The test answers null for a grant, else the wait bound.
-        return answer.thenApply(wait -> wait == null ? TryResult.acquired(TryResult.Renewal.NONE) : TryResult.busy(wait));
+        return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease)) : TryResult.busy(wait));
+    }
+
+    private TryResult.Grant grant(long heldToken, LeaseTerm lease) {
+        long token = heldToken != 0 ? heldToken : lastToken.incrementAndGet();
+        long untilNanos = ticker.read() + TimeUnit.MILLISECONDS.toNanos(lease.millis());
+        return new TryResult.Grant() {
+            @Override
+            public long fencingToken() {
+                return token;
+            }
+
+            @Override
+            public long confirmedUntilNanos() {
+                return untilNanos;
+            }
+
+            @Override
+            public void start(Hold hold) {
+            }
+        };
+    }
+
+    @Override
+    public HoldRegistry holdRegistry() {
+        return holds;
+    }
+
+    @Override
+    public Object identity() {
+        return this;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.latchkey.internal.fair;
 
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
@@ -51,6 +52,7 @@ public final class FairLockProtocol implements LockProtocol {
     /** A sorted set of waiter field to eviction deadline, in milliseconds of Redis time. */
     private final String timeouts;
     private final String channel;
+    private final String fenceCounter;
     private final String placeMillis;
     private final HoldCalls holds;
 
@@ -67,20 +69,27 @@ public final class FairLockProtocol implements LockProtocol {
         this.queue = keys.derived("queue");
         this.timeouts = keys.derived("timeouts");
         this.channel = keys.channel();
+        this.fenceCounter = keys.fenceCounter();
         Duration place = context.config().fairLockWaitTimeout();
         this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
         this.holds = new HoldCalls(name, lock, context, new HoldCalls.Scripts() {
             @Override
-            public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call) {
+            public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
-                        new String[] {lock, queue, timeouts, channel},
-                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call);
+                        new String[] {lock, queue, timeouts, channel, fenceCounter},
+                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call, held);
             }
 
             @Override
             public CompletableFuture<Long> release(String field, String call, String mode) {
                 return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
                         new String[] {lock, queue, channel}, field, context.publishCommand(), call, mode);
+            }
+
+            @Override
+            public CompletableFuture<Long> end(String field, String call, long token) {
+                return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
+                        new String[] {lock, queue, channel}, field, context.publishCommand(), call, "end", Long.toString(token));
             }
 
             @Override
@@ -96,8 +105,18 @@ public final class FairLockProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
-        return holds.tryAcquire(owner, lease);
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+        return holds.tryAcquire(owner, lease, heldToken);
+    }
+
+    @Override
+    public HoldRegistry holdRegistry() {
+        return context.holds();
+    }
+
+    @Override
+    public Object identity() {
+        return context.lockId(lock);
     }
 
     @Override

@@ -6,13 +6,16 @@
 -- KEYS[2]  the queue: list of waiter fields, first in line at the head
 -- KEYS[3]  the timeouts: sorted set of waiter field -> eviction deadline (ms, Redis TIME)
 -- KEYS[4]  the lock's unlock channel
+-- KEYS[5]  the fencing counter of the lock's hash slot (see lock-core's acquire.lua)
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the caller's field
 -- ARGV[3]  fairLockWaitTimeout in milliseconds: how long a place lasts without a try
 -- ARGV[4]  the publish command: 'publish' or 'spublish'
 -- ARGV[5]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
--- Returns {1, hold count} when the caller now holds the lock, else {0, the milliseconds to wait
--- at most before
+-- ARGV[6]  '' to take the lock or re-enter whatever hold the caller has; else the token of the
+--          hold to re-enter, which must still be there
+-- Returns {1, hold count, token} when the caller now holds the lock; {-1, 0} when ARGV[6] names
+-- a hold that is gone, and nothing changed; else {0, the milliseconds to wait at most before
 -- the next try (which also keeps the caller's place)}: at most half of ARGV[3]; for the first in
 -- line also at most the holder's lease; for the second in line also at most the time until the
 -- first one's place runs out, so that a dead first waiter is evicted without any message.
@@ -20,25 +23,38 @@
 -- before it), that waiter is woken by name: it must watch the holder's lease from now on.
 -- Cost: O(log n) in the queue length n, plus O(log n) for each expired waiter evicted; at most
 -- 100 evictions per call, however many waiters died at once.
-local lock, queue, timeouts, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local lease, caller, place, publish, call = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local lock, queue, timeouts, channel, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local lease, caller, place, publish, call, held = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
 local max_evictions = 100
+local token_field = caller .. ':token'
 
--- One more hold for the caller; a re-entry never shortens the lease.
+-- One more hold for the caller, a new hold taking the next token; a re-entry never shortens the lease.
 local function grant()
     -- The call's id first: a user whose ACL lacks HSET is refused before anything changed.
     redis.call('hset', lock, caller .. ':call', call)
+    local token = redis.call('hget', lock, token_field)
+    if not token then
+        token = redis.call('incr', counter)
+        redis.call('hset', lock, token_field, token)
+    end
     local count = redis.call('hincrby', lock, caller, 1)
     if redis.call('pttl', lock) < lease then
         redis.call('pexpire', lock, lease)
     end
-    return count
+    return {1, count, tonumber(token)}
+end
+
+if held ~= '' then
+    if redis.call('hget', lock, token_field) ~= held then
+        return {-1, 0}
+    end
+    return grant()
 end
 
 -- Re-entry, and a free lock nobody queues for: no clock, no queue.
 if redis.call('hexists', lock, caller) == 1
         or (redis.call('exists', lock) == 0 and redis.call('exists', queue) == 0) then
-    return {1, grant()}
+    return grant()
 end
 
 local time = redis.call('time')
@@ -61,7 +77,7 @@ end
 
 if redis.call('exists', lock) == 0 then
     if not head or head == caller then
-        local count = grant()
+        local granted = grant()
         if head then
             redis.call('lpop', queue)
             redis.call('zrem', timeouts, caller)
@@ -70,7 +86,7 @@ if redis.call('exists', lock) == 0 then
                 redis.call(publish, channel, next_waiter)
             end
         end
-        return {1, count}
+        return granted
     end
 end
 if evicted > 0 and head and head ~= caller then

@@ -1,12 +1,14 @@
 -- Releases one hold of a fair lock; the last one deletes the lock and wakes the first in line.
--- Also settles a call whose answer was lost: completes a release, or undoes a grant, exactly once.
+-- Also settles a call whose answer was lost: completes a release, or undoes a grant, exactly once;
+-- and ends a hold that its client gave up for lost.
 -- KEYS[1]  the lock hash: field <clientId>:<ownerId> -> hold count, and the owner's last call id
 -- KEYS[2]  the queue: list of waiter fields, first in line at the head
 -- KEYS[3]  the lock's unlock channel
 -- ARGV[1]  the owner's field
 -- ARGV[2]  the publish command: 'publish' or 'spublish'
 -- ARGV[3]  this call's id; when settling, the id of the call being settled
--- ARGV[4]  'release' or 'undo', as in lock-core's release.lua
+-- ARGV[4]  'release', 'undo' or 'end', as in lock-core's release.lua
+-- ARGV[5]  with 'end', the token of the hold to end
 -- Returns nil when there is nothing to do (the owner does not hold the lock, or the undo finds
 -- its grant never happened or already gone), else the holds left.
 -- The wake-up message is the first waiter's field, so that only that waiter wakes; if it is
@@ -15,6 +17,23 @@
 local lock, queue, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local marker = owner .. ':call'
+
+-- Deletes the lock and wakes the first in line.
+local function free()
+    redis.call('del', lock)
+    local first = redis.call('lindex', queue, 0)
+    if first then
+        redis.call(publish, channel, first)
+    end
+    return 0
+end
+
+if mode == 'end' then
+    if redis.call('hget', lock, owner .. ':token') ~= ARGV[5] then
+        return nil
+    end
+    return free()
+end
 local last = redis.call('hget', lock, marker)
 if mode == 'undo' then
     if last ~= call then
@@ -35,9 +54,4 @@ if left > 0 then
     end
     return left
 end
-redis.call('del', lock)
-local first = redis.call('lindex', queue, 0)
-if first then
-    redis.call(publish, channel, first)
-end
-return 0
+return free()

@@ -4,9 +4,12 @@ import io.latchkey.LockException;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +26,8 @@ import java.util.function.Function;
  * Thread-safe.
  */
 final class Master {
+
+    private static final Script RAISE_FENCE = Script.load(Master.class, "raise-fence.lua");
 
     /** Null for a master given as a plain lock. */
     private final MasterConnection connection;
@@ -86,12 +91,28 @@ final class Master {
     }
 
     /**
-     * @return null if granted, else the holder's remaining lease on this master (negative if
-     *     unknown); the grant's own renewal is not started: {@link QuorumLease} renews RedLock
-     *     holds on every master
+     * @param newHold true for the first acquisition of a RedLock hold, which replaces whatever
+     *     hold of the owner this master may still have from a hold given up for lost; false for a
+     *     re-entry, which re-enters the owner's hold here or, if this master lost it, takes the lock anew
+     * @return the master's answer; a grant's renewal is never started here: {@link QuorumLease}
+     *     renews RedLock holds on every master, and the RedLock records its holds itself
      */
-    CompletableFuture<Long> tryAcquire(long owner, LeaseTerm lease) {
-        return call(plain -> plain.tryAcquire(owner, lease)).thenApply(answer -> answer.acquired() ? null : answer.waitMillis());
+    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, boolean newHold) {
+        return call(plain -> newHold ? plain.tryAcquireNew(owner, lease) : plain.tryAcquire(owner, lease, 0));
+    }
+
+    /**
+     * @param token a RedLock hold's token
+     * @return the master's fencing counter for the lock, raised to at least {@code token}
+     */
+    CompletableFuture<Long> raiseFence(long token) {
+        return call(plain -> plain.context().executor().eval(lockName, RAISE_FENCE, ScriptOutputType.INTEGER,
+                new String[] {plain.keys().fenceCounter()}, Long.toString(token)));
+    }
+
+    /** @return what identifies this master on the client: equal for every lock over it */
+    Object identity() {
+        return connection != null ? connection : protocol.context().lockId(lockName);
     }
 
     CompletableFuture<Void> release(long owner) {

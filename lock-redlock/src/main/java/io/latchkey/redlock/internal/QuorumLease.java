@@ -1,5 +1,6 @@
 package io.latchkey.redlock.internal;
 
+import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.time.Ticker;
@@ -40,12 +41,15 @@ final class QuorumLease {
     private final Timer timer;
     private final Ticker ticker;
     private final LostLeaseListener lostLeaseListener;
+    /** The client's record of the hold, told when a majority confirms its lease and when it is lost. */
+    private final Hold hold;
     /** Keyed by client, the same for every lock object over that master. Guarded by this. */
     private final Map<LockContext, Member> members = new HashMap<>();
     private boolean over;
     private Timeout check;
 
-    private QuorumLease(RedLockProtocol lock, long owner) {
+    private QuorumLease(RedLockProtocol lock, long owner, Hold hold) {
+        this.hold = hold;
         this.name = lock.name();
         this.owner = owner;
         this.masterCount = lock.masters().size();
@@ -73,14 +77,18 @@ final class QuorumLease {
      * re-entry, of either lease), resets the leases of the masters that granted.
      *
      * @param validUntilNanos the start of the try plus the lease, less the drift allowance
+     * @param hold the client's record of the hold
      */
-    static void acquired(RedLockProtocol lock, long owner, LeaseTerm lease, List<Master> granted, long validUntilNanos) {
+    static void acquired(RedLockProtocol lock, long owner, LeaseTerm lease, List<Master> granted, long validUntilNanos,
+                         Hold hold) {
         QuorumLease quorum = find(lock.masters(), owner);
         if (quorum == null) {
             if (!lease.renewed()) {
                 return;
             }
-            quorum = new QuorumLease(lock, owner);
+            quorum = new QuorumLease(lock, owner, hold);
+            QuorumLease watch = quorum;
+            hold.onLoss((lost, mayRemainInRedis) -> watch.stop());
         }
         quorum.granted(granted, validUntilNanos);
     }
@@ -95,7 +103,28 @@ final class QuorumLease {
             member.gone = false;
             master.register(owner, member);
         }
+        confirmHold();
         checkIn(validUntilNanos - ticker.read());
+    }
+
+    /**
+     * Tells the hold how long a majority's leases still run: the majority-th latest end among
+     * the masters that hold it.
+     * Guarded by this.
+     */
+    private void confirmHold() {
+        long[] ends = members.values().stream().filter(member -> !member.gone)
+                .mapToLong(member -> member.runsUntilNanos).sorted().toArray();
+        if (ends.length >= majority) {
+            hold.confirm(ends[ends.length - majority]);
+        }
+    }
+
+    /** The hold was given up for lost by the client: its renewals keep nothing safe any more. */
+    private synchronized void stop() {
+        if (!over) {
+            end();
+        }
     }
 
     /**
@@ -143,8 +172,8 @@ final class QuorumLease {
             }
             end();
         }
-        log.warn("RedLock '{}' lease lost for owner {}: only {} of {} masters still hold it within their lease, "
-                + "fewer than the majority of {}, so another owner may now hold the lock", name, owner, running, masterCount, majority);
+        hold.lose("only " + running + " of " + masterCount + " RedLock masters still hold it within their lease, fewer than the majority of "
+                + majority, true);
         lostLeaseListener.leaseLost(name, owner);
     }
 
@@ -191,6 +220,7 @@ final class QuorumLease {
             long leaseNanos = master.renewedLeaseNanos();
             synchronized (QuorumLease.this) {
                 runsUntilNanos = sentAtNanos + leaseNanos - Master.driftNanos(leaseNanos);
+                confirmHold();
             }
         }
 

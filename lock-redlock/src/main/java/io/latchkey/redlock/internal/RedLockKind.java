@@ -6,6 +6,7 @@ import io.latchkey.LockException;
 import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.client.LockKind;
 import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
@@ -39,14 +40,16 @@ final class RedLockKind implements LockKind {
     private final Timer timer;
     private final Ticker ticker;
     private final ExecutorService connector;
+    private final HoldRegistry holds;
 
     private RedLockKind(LockConfig config, List<MasterConnection> masters, Timer timer, Ticker ticker,
-                        ExecutorService connector) {
+                        ExecutorService connector, HoldRegistry holds) {
         this.config = config;
         this.masters = masters;
         this.timer = timer;
         this.ticker = ticker;
         this.connector = connector;
+        this.holds = holds;
     }
 
     /**
@@ -85,13 +88,14 @@ final class RedLockKind implements LockKind {
                     + "trying in the background, has connected to it: {}", master, master.failure().getMessage());
             master.reconnectInBackground(timer, connector);
         }
-        return new RedLockKind(config, masters, timer, client.ticker(), connector);
+        return new RedLockKind(config, masters, timer, client.ticker(), connector, client.lockContext().holds());
     }
 
     @Override
     public DistributedLock lock(String name) {
         List<Master> current = masters.stream().map(master -> Master.over(master, name)).toList();
-        return new LockFacade(RedLockProtocol.of(name, current, config.watchdogTimeout(), timer, ticker, LostLeaseListener.NONE));
+        return new LockFacade(RedLockProtocol.of(name, current, config.watchdogTimeout(), timer, ticker, holds,
+                LostLeaseListener.NONE));
     }
 
     @Override

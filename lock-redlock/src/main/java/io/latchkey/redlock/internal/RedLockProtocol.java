@@ -2,6 +2,8 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
@@ -14,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,9 +65,11 @@ public final class RedLockProtocol implements LockProtocol {
      */
     private final long jitterNanos;
     private final LostLeaseListener lostLeaseListener;
+    private final HoldRegistry holdRegistry;
+    private final Object identity;
 
     private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
-                            LostLeaseListener lostLeaseListener) {
+                            HoldRegistry holdRegistry, LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
         this.majority = Votes.majorityOf(masters.size());
@@ -74,6 +79,12 @@ public final class RedLockProtocol implements LockProtocol {
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
+        this.holdRegistry = holdRegistry;
+        this.identity = new Identity(name, masters.stream().map(Master::identity).toList());
+    }
+
+    /** Equal for every RedLock object of one name over the same masters of one client. */
+    private record Identity(String name, List<Object> masters) {
     }
 
     /**
@@ -120,7 +131,8 @@ public final class RedLockProtocol implements LockProtocol {
         Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
                 .min(Comparator.naturalOrder()).orElseThrow();
         return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout,
-                masters.get(0).context().timer(), masters.get(0).context().ticker(), lostLeaseListener);
+                masters.get(0).context().timer(), masters.get(0).context().ticker(), masters.get(0).context().holds(),
+                lostLeaseListener);
     }
 
     /**
@@ -129,12 +141,13 @@ public final class RedLockProtocol implements LockProtocol {
      * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
      * @param timer the client's timer, for the waits and checks of this lock
      * @param ticker the client's clock, for the validity of holds and the bounds of waits
+     * @param holdRegistry where the client records its holds
      * @param lostLeaseListener told after a renewed hold was lost and logged
      * @return the RedLock over them
      */
     static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
-                              LostLeaseListener lostLeaseListener) {
-        return new RedLockProtocol(name, masters, watchdogTimeout, timer, ticker, lostLeaseListener);
+                              HoldRegistry holdRegistry, LostLeaseListener lostLeaseListener) {
+        return new RedLockProtocol(name, masters, watchdogTimeout, timer, ticker, holdRegistry, lostLeaseListener);
     }
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
@@ -170,10 +183,20 @@ public final class RedLockProtocol implements LockProtocol {
         return lostLeaseListener;
     }
 
+    @Override
+    public HoldRegistry holdRegistry() {
+        return holdRegistry;
+    }
+
+    @Override
+    public Object identity() {
+        return identity;
+    }
+
     // ---- acquire -----------------------------------------------------------------------------
 
     @Override
-    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
         long validNanos = leaseNanos - Master.driftNanos(leaseNanos);
         if (validNanos <= 0) {
@@ -181,30 +204,33 @@ public final class RedLockProtocol implements LockProtocol {
                     "leaseTime of a RedLock must exceed its clock-drift allowance (1 % + 2 ms): " + Duration.ofMillis(lease.millis())));
         }
         long startNanos = ticker.read();
-        List<CompletableFuture<Long>> sent = new ArrayList<>(masters.size());
-        List<CompletableFuture<Long>> answers = new ArrayList<>(masters.size());
+        List<CompletableFuture<TryResult>> sent = new ArrayList<>(masters.size());
+        List<CompletableFuture<TryResult>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
-            CompletableFuture<Long> reply = master.tryAcquire(owner, lease);
+            CompletableFuture<TryResult> reply = master.tryAcquire(owner, lease, heldToken == 0);
             sent.add(reply);
             answers.add(master.withinAttemptTimeout(reply));
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
-                .handle((ignored, failure) -> decide(owner, lease, startNanos + validNanos, sent, answers))
+                .handle((ignored, failure) -> decide(owner, lease, heldToken, startNanos + validNanos, sent, answers))
                 .thenCompose(Function.identity());
     }
 
     /**
+     * @param heldToken the token of the hold a re-entry re-enters, 0 for a new hold
      * @param validUntilNanos when the hold stops being safe to rely on: start + lease − drift
      * @return acquired, with the quorum's renewal, or the retry bound; fails with LockException
      *     when fewer than a majority answered
      */
-    private CompletableFuture<TryResult> decide(long owner, LeaseTerm lease, long validUntilNanos,
-                                           List<CompletableFuture<Long>> sent, List<CompletableFuture<Long>> answers) {
+    private CompletableFuture<TryResult> decide(long owner, LeaseTerm lease, long heldToken, long validUntilNanos,
+                                                List<CompletableFuture<TryResult>> sent,
+                                                List<CompletableFuture<TryResult>> answers) {
         long validityLeftNanos = validUntilNanos - ticker.read();
         Votes<Master> votes = new Votes<>(masters.size());
+        Map<Master, Long> tokens = new LinkedHashMap<>();
         Throwable failure = null;
         for (int i = 0; i < masters.size(); i++) {
-            CompletableFuture<Long> answer = answers.get(i);
+            CompletableFuture<TryResult> answer = answers.get(i);
             if (answer.isCompletedExceptionally()) {
                 Throwable cause = failureOf(answer);
                 if (cause instanceof TimeoutException) {
@@ -219,28 +245,63 @@ public final class RedLockProtocol implements LockProtocol {
                 releaseWhenAnswered(masters.get(i), owner, sent.get(i));
                 continue;
             }
-            Long holderLease = answer.join();
-            if (holderLease == null) {
+            TryResult result = answer.join();
+            if (result.acquired()) {
                 votes.granted(masters.get(i));
+                tokens.put(masters.get(i), result.grant().fencingToken());
             } else {
-                votes.refused(holderLease);
+                votes.refused(result.waitMillis());
             }
         }
         Votes.Outcome outcome = votes.decide(validityLeftNanos);
         if (outcome == Votes.Outcome.ACQUIRED) {
-            List<Master> granted = votes.granted();
-            return CompletableFuture.completedFuture(TryResult.acquired(() -> {
+            if (heldToken != 0) {
+                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, votes.granted(), validUntilNanos));
+            }
+            long token = FencingQuorum.tokenOf(tokens);
+            if (FencingQuorum.alreadyStands(tokens, token, majority)) {
+                return CompletableFuture.completedFuture(granted(owner, lease, token, votes.granted(), validUntilNanos));
+            }
+            return FencingQuorum.raise(tokens, token, majority).thenCompose(standing -> {
+                if (standing && validUntilNanos - ticker.read() > 0) {
+                    return CompletableFuture.completedFuture(granted(owner, lease, token, votes.granted(), validUntilNanos));
+                }
+                // Too few raised in time: the token could not be trusted, so the try counts as late.
+                return giveBack(owner, Votes.Outcome.TOO_LATE, votes, votes.granted(), null);
+            });
+        }
+        return giveBack(owner, outcome, votes, votes.toRelease(outcome), failure);
+    }
+
+    private TryResult granted(long owner, LeaseTerm lease, long token, List<Master> granted, long validUntilNanos) {
+        return TryResult.acquired(new TryResult.Grant() {
+            @Override
+            public long fencingToken() {
+                return token;
+            }
+
+            @Override
+            public long confirmedUntilNanos() {
+                return validUntilNanos;
+            }
+
+            @Override
+            public void start(Hold hold) {
                 try {
-                    QuorumLease.acquired(this, owner, lease, granted, validUntilNanos);
+                    QuorumLease.acquired(RedLockProtocol.this, owner, lease, granted, validUntilNanos, hold);
                 } catch (RuntimeException e) {
                     // Held all the same: failing now would leave the caller a hold it does not know of.
                     log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
                 }
-            }));
-        }
+            }
+        });
+    }
+
+    /** Releases the grants of a try that did not acquire, then answers as the outcome says. */
+    private CompletableFuture<TryResult> giveBack(long owner, Votes.Outcome outcome, Votes<Master> votes,
+                                                  List<Master> grants, Throwable failure) {
         int answered = votes.answered();
-        Throwable cause = failure;
-        CompletableFuture<?>[] releases = votes.toRelease(outcome).stream()
+        CompletableFuture<?>[] releases = grants.stream()
                 .map(master -> master.release(owner).exceptionally(releaseFailure -> {
                     log.debug("RedLock '{}': releasing a partial grant on {} failed; its lease will run out", name, master, releaseFailure);
                     return null;
@@ -248,7 +309,7 @@ public final class RedLockProtocol implements LockProtocol {
                 .toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(releases).thenApply(released -> {
             if (answered < majority) {
-                throw LockExceptions.quorumNotReachedInTime(name, answered, masters.size(), majority, cause);
+                throw LockExceptions.quorumNotReachedInTime(name, answered, masters.size(), majority, failure);
             }
             return TryResult.busy(retryAfterMillis(outcome, votes));
         });
@@ -260,9 +321,9 @@ public final class RedLockProtocol implements LockProtocol {
      * master's own protocol's to settle: it undoes exactly that grant once the master answers, so
      * releasing here too would take back one hold too many.
      */
-    private void releaseWhenAnswered(Master master, long owner, CompletableFuture<Long> sent) {
-        sent.whenComplete((holderLease, failure) -> {
-            if (failure == null && holderLease == null) {
+    private void releaseWhenAnswered(Master master, long owner, CompletableFuture<TryResult> sent) {
+        sent.whenComplete((answer, failure) -> {
+            if (failure == null && answer.acquired()) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
                     if (releaseFailure != null && !(LockExceptions.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);

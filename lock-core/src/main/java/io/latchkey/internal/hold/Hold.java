@@ -1,0 +1,274 @@
+package io.latchkey.internal.hold;
+
+import io.latchkey.internal.time.Ticker;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One owner's hold of one lock, as this client knows it: from the first grant to the last release,
+ * or until the lease is lost. Its levels are the grants not yet released; its token is the one
+ * Redis gave the first grant.
+ *
+ * <p>The lease, as last confirmed by Redis, runs until the send time of the confirming request
+ * (a grant or a renewal) plus the lease it set, by the client's {@link Ticker}; Redis started
+ * counting later than that, so Redis never drops the hold before it. One timer check per hold
+ * watches that moment: a renewal that moved it meanwhile only moves the check, and one that never
+ * came (a fixed lease, or Redis unreachable) means the lease must be taken as run out. A hold is
+ * lost at the first of that, a report of its kind (a renewal found it gone), or a call that found
+ * it gone; then {@link #lost()} completes, once. Thread-safe.
+ */
+public final class Hold {
+
+    private static final Logger log = LoggerFactory.getLogger(Hold.class);
+
+    private enum State { HELD, LOST, OVER }
+
+    private final HoldRegistry registry;
+    private final HoldRegistry.Key key;
+    private final String lockName;
+    private final long token;
+    private final Timer timer;
+    private final Ticker ticker;
+    private final CompletableFuture<Void> lost = new CompletableFuture<>();
+    /** Guarded by this. */
+    private State state = State.HELD;
+    /** Guarded by this: grants not yet released. */
+    private int levels;
+    /** Guarded by this. */
+    private long confirmedUntilNanos;
+    /** Guarded by this: false until the first confirmation, since any long is a valid ticker reading. */
+    private boolean confirmed;
+    /** Guarded by this: the one check on the lease, or null while none is scheduled. */
+    private Timeout check;
+    /** Set once, before {@link #lost} completes. */
+    private volatile String lossReason;
+    /** Guarded by this: what the lock kind does when the hold is given up for lost. */
+    private LossHandler lossHandler = LossHandler.NONE;
+
+    Hold(HoldRegistry registry, HoldRegistry.Key key, String lockName, long token, Timer timer, Ticker ticker) {
+        this.registry = registry;
+        this.key = key;
+        this.lockName = lockName;
+        this.token = token;
+        this.timer = timer;
+        this.ticker = ticker;
+    }
+
+    /** @return the owner */
+    public long owner() {
+        return key.owner();
+    }
+
+    /** @return the hold's fencing token */
+    public long token() {
+        return token;
+    }
+
+    /** @return the lock's name */
+    public String lockName() {
+        return lockName;
+    }
+
+    /** @return completes when the hold is found lost; never after a normal release */
+    public CompletableFuture<Void> lost() {
+        return lost;
+    }
+
+    /** @return true while held: not released, not lost */
+    public synchronized boolean isHeld() {
+        return state == State.HELD;
+    }
+
+    /** @return how the lease was lost, or null while it is not */
+    public String lossReason() {
+        return lossReason;
+    }
+
+    /** @return true once lost, whether or not the owner has been told by an unlock yet */
+    public boolean isLost() {
+        return lost.isDone();
+    }
+
+    /**
+     * Sets what the lock kind does when the client gives the hold up for lost, if nothing is set
+     * yet: the first grant's kind sets it, a re-entry finds it set.
+     *
+     * @param handler stops renewing, and ends the hold in Redis where it may still be there
+     */
+    public synchronized void onLoss(LossHandler handler) {
+        if (lossHandler == LossHandler.NONE) {
+            lossHandler = handler;
+        }
+    }
+
+    /**
+     * One more level, granted with a lease that Redis confirmed until {@code untilNanos}.
+     *
+     * @param untilNanos the grant's send time plus its lease, by the client's ticker
+     */
+    void enter(long untilNanos) {
+        synchronized (this) {
+            levels++;
+        }
+        confirm(untilNanos);
+    }
+
+    /**
+     * Redis confirmed the lease until {@code untilNanos} (a renewal, or a grant): the lease is
+     * taken as run out only after it. An earlier time than one confirmed before changes nothing.
+     *
+     * @param untilNanos the confirming request's send time plus the lease it set, by the client's ticker
+     */
+    public void confirm(long untilNanos) {
+        synchronized (this) {
+            if (state != State.HELD) {
+                return;
+            }
+            if (!confirmed || untilNanos - confirmedUntilNanos > 0) {
+                confirmedUntilNanos = untilNanos;
+                confirmed = true;
+            }
+            if (check == null) {
+                scheduleCheck();
+            }
+        }
+    }
+
+    /** Guarded by this. */
+    private void scheduleCheck() {
+        try {
+            check = timer.newTimeout(timeout -> checkLease(), Math.max(0, confirmedUntilNanos - ticker.read()),
+                    TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException timerStopped) {
+            check = null; // the client is closing: nothing reports losses any more
+        }
+    }
+
+    private void checkLease() {
+        synchronized (this) {
+            check = null;
+            if (state != State.HELD) {
+                return;
+            }
+            if (confirmedUntilNanos - ticker.read() > 0) {
+                scheduleCheck(); // a renewal moved the lease on meanwhile
+                return;
+            }
+        }
+        lose("its lease ran out before Redis confirmed a renewal", true);
+    }
+
+    /**
+     * The hold is gone, or must be taken as gone. The first call wins: it logs at WARN, lets
+     * the lock kind stop renewing and clean up, and completes {@link #lost()}.
+     *
+     * @param how what happened, for the log and the exception the owner will see
+     * @param mayRemainInRedis true if Redis may still have the hold (its lease was only taken as
+     *     run out), so that the lock kind ends it there before the owner's next call
+     */
+    public void lose(String how, boolean mayRemainInRedis) {
+        if (markLost(how)) {
+            log.warn("Lease of lock '{}' held by owner {} was lost: {}, so another owner may now hold the lock",
+                    lockName, key.owner(), how);
+            reportLoss(mayRemainInRedis);
+        }
+    }
+
+    /** The client is closing: the hold is lost, as nothing renews it any more; logged at INFO, as the owner's choice. */
+    void loseAtClose() {
+        if (markLost("the client was closed while it was held, so nothing renews its lease any more")) {
+            log.info("Lock '{}' was still held by owner {} when its client was closed: its lease is no longer renewed",
+                    lockName, key.owner());
+            reportLoss(false);
+        }
+    }
+
+    /** @return true for the first loss: the caller reports it */
+    private boolean markLost(String how) {
+        synchronized (this) {
+            if (state != State.HELD) {
+                return false;
+            }
+            state = State.LOST;
+            lossReason = how;
+            cancelCheck();
+            return true;
+        }
+    }
+
+    private void reportLoss(boolean mayRemainInRedis) {
+        LossHandler handler;
+        synchronized (this) {
+            handler = lossHandler;
+        }
+        try {
+            handler.lost(this, mayRemainInRedis);
+        } finally {
+            lost.complete(null);
+        }
+    }
+
+    /**
+     * One level released.
+     *
+     * @return true if that was the last: the hold is over, and left the registry
+     */
+    public boolean leave() {
+        synchronized (this) {
+            if (state != State.HELD || --levels > 0) {
+                return false;
+            }
+            state = State.OVER;
+            cancelCheck();
+        }
+        registry.remove(this);
+        return true;
+    }
+
+    /** Ends a lost hold: the owner was told, and its next acquisition is a new hold. */
+    public void end() {
+        synchronized (this) {
+            state = State.OVER;
+            cancelCheck();
+        }
+        registry.remove(this);
+    }
+
+    /** Guarded by this. */
+    private void cancelCheck() {
+        if (check != null) {
+            check.cancel();
+            check = null;
+        }
+    }
+
+    HoldRegistry.Key key() {
+        return key;
+    }
+
+    @Override
+    public String toString() {
+        return "Hold{lock '" + lockName + "', owner " + key.owner() + ", token " + token + '}';
+    }
+
+    /** What a lock kind does when the client gives one of its holds up for lost. */
+    @FunctionalInterface
+    public interface LossHandler {
+
+        /** For holds whose kind has nothing to stop. */
+        LossHandler NONE = (hold, mayRemainInRedis) -> { };
+
+        /**
+         * Called once, on the thread that found the loss; must not block.
+         *
+         * @param hold the lost hold
+         * @param mayRemainInRedis true if Redis may still have it: end it there before the
+         *     owner's next call
+         */
+        void lost(Hold hold, boolean mayRemainInRedis);
+    }
+}

@@ -1,0 +1,97 @@
+package io.latchkey.internal.hold;
+
+import io.latchkey.internal.time.Ticker;
+import io.netty.util.Timer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The holds of one client's owners, one per lock and owner, so that every lock object of one
+ * name sees the same holds (a lock taken through one object may be released through another).
+ * A hold leaves when it is over: released to its last level, or lost and its owner told.
+ * Thread-safe.
+ */
+public final class HoldRegistry {
+
+    private final Timer timer;
+    private final Ticker ticker;
+    private final Map<Key, Hold> holds = new ConcurrentHashMap<>();
+
+    /**
+     * @param timer the client's timer, which checks when leases run out
+     * @param ticker the client's clock
+     */
+    public HoldRegistry(Timer timer, Ticker ticker) {
+        this.timer = timer;
+        this.ticker = ticker;
+    }
+
+    /**
+     * @param lock what identifies the lock on this client: equal for every lock object of it
+     * @param owner the owner id
+     * @return the owner's hold, held or lost, or null if it has none
+     */
+    public Hold find(Object lock, long owner) {
+        return holds.get(new Key(lock, owner));
+    }
+
+    /**
+     * Records a grant: one more level of the owner's hold if Redis gave it the hold's token, else
+     * a new hold. A held hold that a grant with another token replaces was lost without the client
+     * noticing, and is reported lost now.
+     *
+     * @param lock what identifies the lock on this client
+     * @param lockName the lock's name, for messages
+     * @param owner the owner id
+     * @param token the token Redis answered the grant with
+     * @param untilNanos the grant's send time plus its lease, by the client's ticker
+     * @return the hold the grant belongs to; a lost one if the grant re-entered a hold the client
+     *     gave up for lost meanwhile (its level is the lost hold's, and ends with it in Redis)
+     */
+    public Hold granted(Object lock, String lockName, long owner, long token, long untilNanos) {
+        Key key = new Key(lock, owner);
+        List<Hold> replaced = new ArrayList<>(1);
+        Hold hold = holds.compute(key, (id, existing) -> {
+            if (existing != null && existing.token() == token) {
+                return existing;
+            }
+            if (existing != null) {
+                replaced.add(existing);
+            }
+            return new Hold(this, id, lockName, token, timer, ticker);
+        });
+        replaced.forEach(old -> old.lose("a later grant found it gone from Redis", false));
+        if (!hold.isLost()) {
+            hold.enter(untilNanos);
+        }
+        return hold;
+    }
+
+    /**
+     * The client is closing: every hold still held is lost, since nothing renews it any more and
+     * its owner must not go on relying on it.
+     */
+    public void close() {
+        List.copyOf(holds.values()).forEach(Hold::loseAtClose);
+    }
+
+    /** @return the number of holds this client knows of, for tests and diagnostics */
+    public int size() {
+        return holds.size();
+    }
+
+    void remove(Hold hold) {
+        holds.remove(hold.key(), hold);
+    }
+
+    /**
+     * Identifies a hold on this client.
+     *
+     * @param lock what identifies the lock on this client
+     * @param owner the owner id
+     */
+    record Key(Object lock, long owner) {
+    }
+}

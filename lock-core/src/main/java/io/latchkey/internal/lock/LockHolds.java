@@ -1,0 +1,108 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.internal.redis.LockExceptions;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The client's side of the holds of one lock: records each grant in the client's
+ * {@link HoldRegistry}, and makes releases and re-entries of a hold whose lease was lost fail
+ * with {@link io.latchkey.LeaseLostException} instead of acting on it. Thread-safe.
+ */
+final class LockHolds {
+
+    private final AcquireProtocol protocol;
+    private final HoldRegistry registry;
+    private final Object identity;
+
+    LockHolds(AcquireProtocol protocol) {
+        this.protocol = protocol;
+        this.registry = protocol.holdRegistry();
+        this.identity = protocol.identity();
+    }
+
+    /** @return the owner's hold of this lock, held or lost, or null if the client knows of none */
+    Hold current(long owner) {
+        return registry.find(identity, owner);
+    }
+
+    /**
+     * Records a grant and hands it to the watchdog.
+     *
+     * @return the hold it belongs to; a lost one if it re-entered a hold given up meanwhile
+     */
+    Hold admit(long owner, TryResult.Grant grant) {
+        Hold hold = registry.granted(identity, protocol.name(), owner, grant.fencingToken(), grant.confirmedUntilNanos());
+        if (!hold.isLost()) {
+            grant.start(hold);
+        }
+        return hold;
+    }
+
+    /**
+     * A re-entry found the hold it meant gone from Redis.
+     *
+     * @return true if that hold is lost; false if it had simply ended meanwhile (another call of
+     *     the owner released it), so that a new try takes a new hold
+     */
+    boolean foundGone(long owner, Hold expected) {
+        if (expected.isHeld() && current(owner) == expected) {
+            expected.lose("a re-entry found it gone from Redis", false);
+        }
+        return expected.isLost();
+    }
+
+    /**
+     * Releases one level of the owner's hold: fails with {@link io.latchkey.LeaseLostException},
+     * touching nothing in Redis, and ends the hold, if its lease was lost; and also if Redis no
+     * longer has a hold the client knows of, which was then lost unnoticed.
+     */
+    CompletableFuture<Void> release(long owner) {
+        Hold hold = current(owner);
+        if (hold != null && hold.isLost()) {
+            return CompletableFuture.failedFuture(endLost(hold));
+        }
+        return protocol.release(owner).handle((ok, failure) -> {
+            if (failure == null) {
+                if (hold != null) {
+                    hold.leave();
+                }
+                return null;
+            }
+            Throwable cause = LockExceptions.unwrap(failure);
+            if (hold != null && cause instanceof IllegalMonitorStateException) {
+                hold.lose("the owner's release found it gone from Redis", false);
+                throw new CompletionException(endLost(hold));
+            }
+            if (hold != null) {
+                // Redis failed: the level is released here, and in Redis once it answers (or
+                // when its lease runs out, the watchdog having stopped renewing it at once).
+                hold.leave();
+            }
+            throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+        });
+    }
+
+    /**
+     * Releases the level of one handle of {@code hold}.
+     *
+     * @return fails with {@link io.latchkey.LeaseLostException} if the lease was lost, with
+     *     {@link IllegalMonitorStateException} if the hold is already over
+     */
+    CompletableFuture<Void> close(Hold hold) {
+        if (hold.isLost()) {
+            return CompletableFuture.failedFuture(endLost(hold));
+        }
+        if (!hold.isHeld()) {
+            return CompletableFuture.failedFuture(LockExceptions.holdAlreadyReleased(protocol.name(), hold.owner()));
+        }
+        return release(hold.owner());
+    }
+
+    private RuntimeException endLost(Hold hold) {
+        hold.end();
+        return LockExceptions.leaseLost(protocol.name(), hold.owner(), hold.lossReason());
+    }
+}

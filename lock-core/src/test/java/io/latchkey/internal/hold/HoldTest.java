@@ -1,0 +1,148 @@
+package io.latchkey.internal.hold;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.internal.time.ManualTimer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The client's record of holds, on a manual clock: when a lease counts as lost, and what a loss does. */
+class HoldTest {
+
+    private static final String LOCK = "orders";
+    private static final long OWNER = 7;
+    private static final long LEASE = TimeUnit.SECONDS.toNanos(30);
+
+    private final ManualTimer timer = ManualTimer.manual();
+    private final HoldRegistry registry = new HoldRegistry(timer, timer.ticker());
+
+    private long now() {
+        return timer.ticker().read();
+    }
+
+    private Hold grant(long token) {
+        return registry.granted(LOCK, LOCK, OWNER, token, now() + LEASE);
+    }
+
+    @Test
+    void aLeaseThatNobodyConfirmsAgainIsLostWhenItRunsOutAndNotBefore() {
+        Hold hold = grant(1);
+        List<Boolean> handled = new ArrayList<>();
+        hold.onLoss((lost, mayRemain) -> handled.add(mayRemain));
+
+        timer.advance(Duration.ofSeconds(29));
+        assertTrue(hold.isHeld());
+        assertFalse(hold.lost().isDone());
+
+        timer.advance(Duration.ofSeconds(1));
+        assertTrue(hold.lost().isDone(), "lost at the end of the lease as confirmed");
+        assertFalse(hold.isHeld());
+        assertEquals(List.of(true), handled, "Redis may still have it: the kind ends it there");
+        assertTrue(hold.lossReason().contains("ran out"), hold.lossReason());
+    }
+
+    @Test
+    void eachConfirmationMovesTheEndOfTheLeaseWithOneCheckPending() {
+        Hold hold = grant(1);
+        for (int round = 0; round < 10; round++) {
+            timer.advance(Duration.ofSeconds(10));
+            hold.confirm(now() + LEASE);
+            assertTrue(timer.pending() <= 1, "one check per hold, however often it is confirmed");
+        }
+        timer.advance(Duration.ofSeconds(29));
+        assertTrue(hold.isHeld());
+        timer.advance(Duration.ofSeconds(1));
+        assertTrue(hold.isLost());
+    }
+
+    @Test
+    void anEarlierConfirmationNeverShortensTheLease() {
+        Hold hold = grant(1);
+        hold.confirm(now() + TimeUnit.SECONDS.toNanos(1));
+        timer.advance(Duration.ofSeconds(29));
+        assertTrue(hold.isHeld());
+    }
+
+    @Test
+    void aLossIsReportedOnceAndTheFirstReasonStays() {
+        Hold hold = grant(1);
+        List<Boolean> handled = new ArrayList<>();
+        hold.onLoss((lost, mayRemain) -> handled.add(mayRemain));
+
+        hold.lose("a renewal found it gone from Redis", false);
+        hold.lose("something else", true);
+        timer.advance(Duration.ofMinutes(1));
+
+        assertEquals(List.of(false), handled);
+        assertEquals("a renewal found it gone from Redis", hold.lossReason());
+        assertEquals(0, timer.pending(), "a lost hold is no longer watched");
+    }
+
+    @Test
+    void theLastLeaveEndsTheHoldWithoutALossAndFreesTheOwnersPlace() {
+        Hold hold = grant(1);
+        assertSame(hold, grant(1), "a grant with the hold's token is a re-entry");
+
+        assertFalse(hold.leave());
+        assertTrue(hold.isHeld());
+        assertTrue(hold.leave());
+
+        assertFalse(hold.isHeld());
+        assertNull(registry.find(LOCK, OWNER));
+        timer.advance(Duration.ofMinutes(1));
+        assertFalse(hold.lost().isDone(), "a released hold is never reported lost");
+    }
+
+    @Test
+    void aGrantWithAnotherTokenIsANewHoldAndTheOldOneWasLost() {
+        Hold old = grant(1);
+        Hold fresh = grant(2);
+
+        assertNotSame(old, fresh);
+        assertTrue(old.isLost());
+        assertTrue(fresh.isHeld());
+        assertSame(fresh, registry.find(LOCK, OWNER));
+    }
+
+    @Test
+    void aGrantThatReenteredAHoldGivenUpMeanwhileBelongsToTheLostHold() {
+        Hold hold = grant(1);
+        hold.lose("its lease ran out", true);
+
+        Hold again = grant(1);
+
+        assertSame(hold, again);
+        assertTrue(again.isLost());
+    }
+
+    @Test
+    void aLostHoldStaysTheOwnersUntilEndedSoThatItsNextCallsSeeTheLoss() {
+        Hold hold = grant(1);
+        hold.lose("a renewal found it gone from Redis", false);
+        assertSame(hold, registry.find(LOCK, OWNER));
+
+        hold.end();
+
+        assertNull(registry.find(LOCK, OWNER));
+    }
+
+    @Test
+    void closingTheClientLosesEveryHoldStillHeldWithoutEndingItInRedis() {
+        Hold hold = grant(1);
+        List<Boolean> handled = new ArrayList<>();
+        hold.onLoss((lost, mayRemain) -> handled.add(mayRemain));
+
+        registry.close();
+
+        assertTrue(hold.lost().isDone());
+        assertEquals(List.of(false), handled);
+    }
+}

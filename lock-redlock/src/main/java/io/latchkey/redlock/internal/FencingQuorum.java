@@ -1,0 +1,69 @@
+package io.latchkey.redlock.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A RedLock hold's fencing token, and why it exceeds every earlier hold's.
+ *
+ * <p>Every master has its own counter per hash slot, which its acquire script increments for
+ * each new hold. The RedLock's token is the highest that the granting masters answered: call it
+ * T. Before the hold is handed to its owner, the counters of a majority of masters are made at
+ * least T: the granting masters that answered less are raised to T, and the hold counts as
+ * acquired only if a majority then stands at T or more and the hold is still valid (the lease,
+ * less the time since the try began, less the drift allowance, is positive).
+ *
+ * <p>The argument. Let W be that majority, all at T or more before the owner sees T. The next
+ * hold is granted by a majority Q', which shares at least one master M with W. M grants the next
+ * hold only after this hold's lease on M has run out or been released, and M's counter stood at
+ * T or more before that: its raise was answered before the validity check, which passed only
+ * while this hold's lease on M still ran. Counters only grow, so M answers the next hold with
+ * T + 1 or more, and the next token, the highest of Q', exceeds T. This needs M to keep its data:
+ * the guarantee holds while a majority of masters keeps its data, as the RedLock itself needs.
+ *
+ * <p>Costs: no round trip when a majority already answered T (the masters' counters move in step
+ * while every try reaches every master); one parallel round trip to the lagging masters otherwise.
+ */
+final class FencingQuorum {
+
+    private FencingQuorum() {
+    }
+
+    /**
+     * @param tokens the granting masters and their answers
+     * @return the hold's token: the highest answer
+     */
+    static long tokenOf(Map<Master, Long> tokens) {
+        return tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+    }
+
+    /**
+     * Raises the lagging granting masters to {@code token}, each bounded by its attempt timeout.
+     *
+     * @param tokens the granting masters and their answers
+     * @param token the hold's token
+     * @param majority how many masters make a majority
+     * @return completes with true once a majority stands at {@code token} or more, false if too
+     *     few raises succeeded; never fails
+     */
+    static CompletableFuture<Boolean> raise(Map<Master, Long> tokens, long token, int majority) {
+        List<CompletableFuture<Boolean>> raised = new ArrayList<>(tokens.size());
+        tokens.forEach((master, answered) -> raised.add(answered >= token
+                ? CompletableFuture.completedFuture(true)
+                : master.withinAttemptTimeout(master.raiseFence(token)).handle((value, failure) -> failure == null)));
+        return CompletableFuture.allOf(raised.toArray(CompletableFuture[]::new))
+                .thenApply(all -> raised.stream().filter(CompletableFuture::join).count() >= majority);
+    }
+
+    /**
+     * @param tokens the granting masters and their answers
+     * @param token the hold's token
+     * @param majority how many masters make a majority
+     * @return true if a majority already stands at the token, so that no raise is needed
+     */
+    static boolean alreadyStands(Map<Master, Long> tokens, long token, int majority) {
+        return tokens.values().stream().filter(answered -> answered >= token).count() >= majority;
+    }
+}
