@@ -81,12 +81,12 @@ final class Masters implements AutoCloseable {
     /**
      * @return the hold counts in the lock hash on master {@code index}: field
      *     {@code <clientId>:<ownerId>} to hold count, without the fields that remember each
-     *     owner's last call
+     *     owner's last call and its hold's token
      */
     Map<String, String> holds(int index, String name) {
         try (StatefulRedisConnection<String, String> connection = connect(index)) {
             Map<String, String> holds = new java.util.HashMap<>(connection.sync().hgetall(name));
-            holds.keySet().removeIf(field -> field.endsWith(":call"));
+            holds.keySet().removeIf(field -> field.endsWith(":call") || field.endsWith(":token"));
             return holds;
         }
     }

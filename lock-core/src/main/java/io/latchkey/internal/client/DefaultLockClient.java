@@ -264,5 +264,10 @@ public final class DefaultLockClient implements LockClient {
         public Ticker ticker() {
             return ticker;
         }
+
+        @Override
+        public HoldRegistry holds() {
+            return holds;
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
@@ -39,4 +40,7 @@ public interface KindContext {
 
     /** @return the client's clock, for kinds that measure time on their own */
     Ticker ticker();
+
+    /** @return where the client records the holds of its owners, for every kind */
+    HoldRegistry holds();
 }

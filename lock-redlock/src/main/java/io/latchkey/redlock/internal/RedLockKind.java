@@ -88,7 +88,7 @@ final class RedLockKind implements LockKind {
                     + "trying in the background, has connected to it: {}", master, master.failure().getMessage());
             master.reconnectInBackground(timer, connector);
         }
-        return new RedLockKind(config, masters, timer, client.ticker(), connector, client.lockContext().holds());
+        return new RedLockKind(config, masters, timer, client.ticker(), connector, client.holds());
     }
 
     @Override
