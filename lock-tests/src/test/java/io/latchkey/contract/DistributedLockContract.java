@@ -1001,6 +1001,12 @@ public abstract class DistributedLockContract {
         assertFalse(hold.isValid(), "a lost hold is not valid");
     }
 
+    /** Fails unless {@code later}, a hold that began after {@code earlier}, has the greater token. */
+    private static void assertGreaterToken(LockHold earlier, LockHold later) {
+        assertTrue(later.fencingToken() > earlier.fencingToken(), "a new hold's token exceeds the earlier hold's: "
+                + later.fencingToken() + " after " + earlier.fencingToken());
+    }
+
     /** Fails unless {@code call} throws an {@link IllegalMonitorStateException} that is not a {@link LeaseLostException}. */
     private static void assertNotHeldRatherThanLost(Executable call, String message) {
         IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, call, message);
@@ -1306,7 +1312,7 @@ public abstract class DistributedLockContract {
         LockHold mine = wanted.tryAcquire(Duration.ofSeconds(5)).orElseThrow(() -> new AssertionError("free, yet empty"));
         assertTrue(millisSince(freeAt) < MARGIN.toMillis(), "a free lock took " + millisSince(freeAt) + " ms");
         assertEquals(Thread.currentThread().getId(), mine.ownerId());
-        assertTrue(mine.fencingToken() > holding.fencingToken());
+        assertGreaterToken(holding, mine);
         mine.close();
 
         LockHold theirs = wanted.tryAcquireAsync(Duration.ofSeconds(1), Duration.ofSeconds(5), owner)
@@ -1415,7 +1421,7 @@ public abstract class DistributedLockContract {
         forceLoss(hold, operator);
 
         LockHold next = operator.acquire(); // someone else holds the lock meanwhile
-        assertTrue(next.fencingToken() > hold.fencingToken());
+        assertGreaterToken(hold, next);
         assertFalse(hold.isValid(), "a lost hold stays invalid");
         assertThrows(LeaseLostException.class, lock::unlock, "unlock() of a lost hold says it was lost");
         assertEquals(0, lock.getHoldCount(), "the LeaseLostException ended the hold with all its re-entries");
@@ -1426,7 +1432,7 @@ public abstract class DistributedLockContract {
 
         LockHold fresh = lock.acquire();
         assertEquals(1, lock.getHoldCount(), "the owner's next acquire is a new hold");
-        assertTrue(fresh.fencingToken() > next.fencingToken());
+        assertGreaterToken(next, fresh);
         assertTrue(fresh.isValid());
         assertFalse(fresh.leaseLost().isDone(), "the new hold has a lease-loss notice of its own");
         assertFalse(hold.isValid(), "the new hold does not revive the lost one's handle");
@@ -1451,7 +1457,7 @@ public abstract class DistributedLockContract {
 
         LockHold fresh = lock.acquire();
         assertEquals(1, lock.getHoldCount(), "the owner's next acquire is a new hold");
-        assertTrue(fresh.fencingToken() > hold.fencingToken());
+        assertGreaterToken(hold, fresh);
         assertNotSame(hold.leaseLost(), fresh.leaseLost());
         assertFalse(fresh.leaseLost().isDone());
         fresh.close();
@@ -1472,7 +1478,7 @@ public abstract class DistributedLockContract {
 
         assertThrows(LeaseLostException.class, hold::close, "the refused re-entries did not end the hold");
         LockHold fresh = lock.acquire();
-        assertTrue(fresh.fencingToken() > hold.fencingToken());
+        assertGreaterToken(hold, fresh);
         assertEquals(1, lock.getHoldCount());
         fresh.close();
         assertFalse(operator.isLocked());
@@ -1496,7 +1502,7 @@ public abstract class DistributedLockContract {
         assertFalse(after instanceof LeaseLostException, "the unlock that said \"lost\" ended the hold, yet " + after);
 
         LockHold fresh = lock.acquireAsync(owner).get(5, TimeUnit.SECONDS);
-        assertTrue(fresh.fencingToken() > hold.fencingToken());
+        assertGreaterToken(hold, fresh);
         fresh.close();
         assertFalse(operator.isLocked());
     }
@@ -1526,7 +1532,7 @@ public abstract class DistributedLockContract {
         assertDoesNotThrow(hold::close, "a second close() of the same handle does nothing");
         assertEquals(0, lock.getHoldCount());
         LockHold fresh = lock.acquire(SHORT_LEASE.multipliedBy(10));
-        assertTrue(fresh.fencingToken() > hold.fencingToken());
+        assertGreaterToken(hold, fresh);
         fresh.close();
         assertFalse(fresh.leaseLost().isDone());
     }
