@@ -19,6 +19,14 @@ import java.util.concurrent.locks.Lock;
  * block others forever. Without an explicit lease the client's watchdog lease is used and renewed
  * every third of it while the hold lasts; an explicit lease is never renewed.
  *
+ * <p><b>Holds.</b> {@link #acquire()} and its variants take the lock as {@link #lock()} and its
+ * variants do, and return the hold as a {@link LockHold}: its fencing token, which a protected
+ * resource can check to refuse a holder that paused past its lease, and its
+ * {@link Lease#leaseLost()} notice. The client learns that a lease was lost when a renewal finds
+ * the hold gone, when a fixed lease runs out, or when Redis stays unreachable past the lease; from
+ * then on {@code unlock()}, {@link Lease#close()} and a re-entry of that owner throw
+ * {@link LeaseLostException}, also for holds taken with {@code lock()}.
+ *
  * <p><b>Waiting.</b> Waiters sleep until the holder's unlock message or the holder's lease runs
  * out; they do not poll.
  *

@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,19 +53,37 @@ class PlainLockTest extends SingleServerContract {
         lock.lock(Duration.ofSeconds(10));
         lock.lock(Duration.ofSeconds(10));
         Map<String, String> fields = inspector.commands().hgetall(name);
-        assertEquals(2, fields.size(), "per owner, a hold count and the id of its last call: " + fields);
+        assertEquals(3, fields.size(), "per owner, a hold count, the id of its last call and the hold's token: " + fields);
         Map.Entry<String, String> hold = fields.entrySet().stream()
-                .filter(field -> !field.getKey().endsWith(":call")).findFirst().orElseThrow();
+                .filter(field -> !field.getKey().endsWith(":call") && !field.getKey().endsWith(":token"))
+                .findFirst().orElseThrow();
         assertTrue(hold.getKey().endsWith(":" + Thread.currentThread().getId()),
                 "field is <clientId>:<ownerId>, got " + hold.getKey());
         assertEquals("2", hold.getValue(), "the value is the hold count");
         assertTrue(fields.containsKey(hold.getKey() + ":call"), "field <clientId>:<ownerId>:call, got " + fields);
+        String token = fields.get(hold.getKey() + ":token");
+        assertNotNull(token, "field <clientId>:<ownerId>:token, got " + fields);
+        assertTrue(Long.parseLong(token) > 0, "the fencing token is positive, got " + token);
         long ttl = inspector.commands().pttl(name);
         assertTrue(ttl > 8_000 && ttl <= 10_000, "PEXPIRE is the lease, PTTL " + ttl);
 
         lock.unlock();
         lock.unlock();
         assertEquals(0L, inspector.commands().exists(name), "the last unlock deletes the key");
+    }
+
+    @Test
+    void fencingTokensKeepGrowingAfterTheLockKeyIsDeletedBehindTheClientsBack() throws Exception {
+        DistributedLock lock = newHolderClient().getLock(name);
+        DistributedLock other = newClient().getLock(name);
+
+        LockHold first = lock.acquireAsync(newOwnerId()).get(5, TimeUnit.SECONDS);
+        assertEquals(1L, inspector.commands().del(name), "the lock's hash is the key named after it");
+        LockHold second = other.acquire();
+        assertTrue(second.fencingToken() > first.fencingToken(),
+                "a hold after the key was deleted and created again: " + second.fencingToken() + " vs " + first.fencingToken());
+        second.close();
+        assertEquals(0L, inspector.commands().exists(name));
     }
 
     @Test

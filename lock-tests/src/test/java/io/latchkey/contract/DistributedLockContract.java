@@ -1,22 +1,31 @@
 package io.latchkey.contract;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LeaseLostException;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
+import io.latchkey.LockHold;
 import io.latchkey.LockTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +35,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -620,6 +630,19 @@ public abstract class DistributedLockContract {
 
     @Test
     void lockIsNotInterruptibleAndReassertsTheInterrupt() throws Exception {
+        assertNotInterruptible(lock -> {
+            lock.lock();
+            return lock::unlock;
+        });
+    }
+
+    /** A blocking acquire that an interrupt must not end; returns how to release what it took. */
+    @FunctionalInterface
+    private interface UninterruptibleAcquire {
+        OwnerThread.ThrowingRunnable acquire(DistributedLock lock);
+    }
+
+    private void assertNotInterruptible(UninterruptibleAcquire acquire) throws Exception {
         DistributedLock held = lock(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         OwnerThread waiter = newOwnerThread("waiter");
@@ -628,21 +651,21 @@ public abstract class DistributedLockContract {
         held.lock();
         Future<LockReturn> returned = waiter.submit(() -> {
             started.countDown();
-            wanted.lock();
+            OwnerThread.ThrowingRunnable release = acquire.acquire(wanted);
             boolean interrupted = Thread.interrupted(); // read and cleared before any other call
             LockReturn result = new LockReturn(interrupted, wanted.isHeldByCurrentThread(), wanted.getHoldCount());
-            wanted.unlock();
+            release.run();
             return result;
         });
         awaitWaiting(waiter, started, returned);
         waiter.thread().interrupt();
-        assertHoldsFor(STILL_WAITING, "lock() goes on waiting after an interrupt", () -> !returned.isDone());
+        assertHoldsFor(STILL_WAITING, "the acquire goes on waiting after an interrupt", () -> !returned.isDone());
 
         held.unlock();
         LockReturn result = returned.get(5, TimeUnit.SECONDS);
-        assertTrue(result.held(), "lock() returned without the lock");
+        assertTrue(result.held(), "the acquire returned without the lock");
         assertEquals(1, result.holdCount());
-        assertTrue(result.interrupted(), "lock() must re-assert the interrupt on return");
+        assertTrue(result.interrupted(), "the acquire must re-assert the interrupt on return");
         assertFalse(held.isLocked());
     }
 
@@ -931,5 +954,768 @@ public abstract class DistributedLockContract {
         assertTrue(isPositive(lock.remainingLease()));
         lock.unlock();
         assertEquals(Duration.ZERO, lock.remainingLease());
+    }
+
+    // =======================================================================================
+    // Holds (0.2): acquire*, tryAcquire*, LockHold, Lease, LeaseLostException
+    //
+    // API.md "Holds with fencing tokens and lease-loss notice", "Holds, precisely" and
+    // "Remaining details". acquire is the same acquisition as lock() / tryLock(...), returned as
+    // a handle: the rows above hold for it too, and these tests check what the handle adds.
+
+    /**
+     * How soon a holder learns that its watchdog hold vanished from Redis: one renewal period
+     * plus one round trip, plus the usual slack.
+     */
+    protected static final Duration LOSS_NOTICE = WATCHDOG_TIMEOUT.dividedBy(3).plus(COMMAND_TIMEOUT).plus(MARGIN);
+
+    /** A fixed lease that really runs out within a test. */
+    private static final Duration SHORT_LEASE = Duration.ofMillis(300);
+
+    /** @return a future of the {@link System#nanoTime()} at which {@code hold}'s lease was reported lost */
+    private static CompletableFuture<Long> timeOfLoss(LockHold hold) {
+        return hold.leaseLost().thenApply(ignored -> System.nanoTime());
+    }
+
+    /** Waits at most {@code atMost} for {@code lossAt}; returns how many ms after {@code sinceNanos} the loss was reported. */
+    private static long millisToLoss(CompletableFuture<Long> lossAt, long sinceNanos, Duration atMost) throws Exception {
+        try {
+            return TimeUnit.NANOSECONDS.toMillis(lossAt.get(atMost.toMillis(), TimeUnit.MILLISECONDS) - sinceNanos);
+        } catch (TimeoutException e) {
+            return fail("leaseLost() did not complete within " + atMost.toMillis() + " ms");
+        }
+    }
+
+    /**
+     * Deletes the lock through {@code operator}, a lock of another client, and checks that the
+     * holder of {@code hold} learns of it within {@link #LOSS_NOTICE}.
+     */
+    private static void forceLoss(LockHold hold, DistributedLock operator) throws Exception {
+        CompletableFuture<Long> lossAt = timeOfLoss(hold);
+        long forcedAt = System.nanoTime();
+        assertTrue(operator.forceUnlock(), "the hold was in Redis");
+        long took = millisToLoss(lossAt, forcedAt, LOSS_NOTICE.plus(MARGIN));
+        assertTrue(took < LOSS_NOTICE.toMillis(),
+                "the holder learnt of forceUnlock " + took + " ms later, bound " + LOSS_NOTICE.toMillis() + " ms");
+        assertNull(hold.leaseLost().join(), "leaseLost() completes normally, with null");
+        assertFalse(hold.isValid(), "a lost hold is not valid");
+    }
+
+    /** Fails unless {@code later}, a hold that began after {@code earlier}, has the greater token. */
+    private static void assertGreaterToken(LockHold earlier, LockHold later) {
+        assertTrue(later.fencingToken() > earlier.fencingToken(), "a new hold's token exceeds the earlier hold's: "
+                + later.fencingToken() + " after " + earlier.fencingToken());
+    }
+
+    /** Fails unless {@code call} throws an {@link IllegalMonitorStateException} that is not a {@link LeaseLostException}. */
+    private static void assertNotHeldRatherThanLost(Executable call, String message) {
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, call, message);
+        assertFalse(e instanceof LeaseLostException, message + ": nothing was held, so nothing was lost, yet " + e);
+    }
+
+    /** Fails unless every call throws {@code type} with a message that names {@code argument}. */
+    private static void assertEachRejected(Class<? extends RuntimeException> type, String argument, List<Executable> calls) {
+        for (Executable call : calls) {
+            RuntimeException e = assertThrows(type, call);
+            assertTrue(e.getMessage() != null && e.getMessage().contains(argument),
+                    "the message names the argument " + argument + ": " + e.getMessage());
+        }
+    }
+
+    // ---- what a hold is -------------------------------------------------------------------
+
+    @Test
+    void acquireTakesTheLockForTheCallingThreadAndReturnsItsHold() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock other = lock(newClient(), name);
+        OwnerThread intruder = newOwnerThread("intruder");
+
+        LockHold hold = lock.acquire();
+        assertSame(lock, hold.lock(), "lock() is the lock object the hold was acquired on");
+        assertEquals(Thread.currentThread().getId(), hold.ownerId(), "a blocking acquire's owner is the calling thread");
+        assertEquals(List.of(hold), hold.parts());
+        assertTrue(hold.fencingToken() > 0, "tokens are positive, got " + hold.fencingToken());
+        assertTrue(hold.isValid());
+        assertFalse(hold.leaseLost().isDone());
+        assertTrue(lock.isHeldByCurrentThread());
+        assertEquals(1, lock.getHoldCount());
+        assertFalse(other.tryLock(), "the hold excludes other clients");
+        assertNotHeldRatherThanLost(() -> intruder.run(lock::unlock), "another thread does not own the hold");
+        assertTrue(hold.isValid());
+
+        hold.close();
+        assertFalse(hold.isValid(), "a closed handle is not valid");
+        assertEquals(0, lock.getHoldCount());
+        assertFalse(other.isLocked(), "close() of the only handle frees the lock");
+        assertFalse(hold.leaseLost().isDone(), "a normal release is no loss");
+    }
+
+    @Test
+    void everyWatchdogFormIsRenewedWhileHeldAndReleasedByClose() throws Exception {
+        LockClient client = newClient();
+        LockClient observers = newClient();
+        List<String> names = List.of(name + ":acquire", name + ":interruptibly", name + ":try", name + ":async");
+        long owner = newOwnerId();
+
+        List<LockHold> holds = List.of(
+                lock(client, names.get(0)).acquire(),
+                lock(client, names.get(1)).acquireInterruptibly(),
+                lock(client, names.get(2)).tryAcquire(Duration.ofSeconds(1)).orElseThrow(),
+                lock(client, names.get(3)).acquireAsync(owner).get(5, TimeUnit.SECONDS));
+        List<DistributedLock> observed = names.stream().map(n -> lock(observers, n)).toList();
+        for (DistributedLock lock : observed) {
+            Duration lease = lock.remainingLease();
+            assertTrue(isPositive(lease) && lease.compareTo(WATCHDOG_TIMEOUT) <= 0,
+                    lock.getName() + " starts with a lease of at most watchdogTimeout, got " + lease);
+        }
+
+        assertHoldsFor(WATCHDOG_TIMEOUT.multipliedBy(2).plusMillis(300), "every hold is renewed and stays valid",
+                () -> observed.stream().allMatch(DistributedLock::isLocked)
+                        && holds.stream().allMatch(h -> h.isValid() && !h.leaseLost().isDone()));
+
+        holds.forEach(LockHold::close);
+        for (DistributedLock lock : observed) {
+            assertFalse(lock.isLocked(), lock.getName() + " is freed by close()");
+        }
+        assertHoldsFor(WATCHDOG_TIMEOUT.dividedBy(2), "no renewal after close()",
+                () -> observed.stream().noneMatch(DistributedLock::isLocked));
+    }
+
+    @Test
+    void reentryReturnsANewHandleOfTheSameHoldAndClosingItReleasesOneLevel() throws Exception {
+        DistributedLock lock = lock(newHolderClient(), name);
+        DistributedLock other = lock(newClient(), name);
+
+        LockHold first = lock.acquire();
+        LockHold second = lock.tryAcquire(Duration.ZERO).orElseThrow();
+        LockHold third = lock.acquireInterruptibly();
+        assertEquals(3, lock.getHoldCount());
+        for (LockHold reentry : List.of(second, third)) {
+            assertNotSame(first, reentry, "each re-entry returns a handle of its own");
+            assertEquals(first.fencingToken(), reentry.fencingToken(), "a re-entry keeps the hold's token");
+            assertSame(first.leaseLost(), reentry.leaseLost(), "every handle of one hold has the same leaseLost()");
+            assertSame(lock, reentry.lock());
+            assertEquals(first.ownerId(), reentry.ownerId());
+        }
+        assertNotSame(second, third);
+
+        second.close();
+        assertEquals(2, lock.getHoldCount(), "closing a re-entry's handle releases one level");
+        assertFalse(second.isValid(), "the closed handle is invalid");
+        assertTrue(first.isValid() && third.isValid(), "the hold's other handles stay valid");
+        assertFalse(other.tryLock());
+
+        second.close();
+        assertEquals(2, lock.getHoldCount(), "a second close() of the same handle does nothing");
+        assertTrue(first.isValid() && third.isValid());
+
+        third.close();
+        assertEquals(1, lock.getHoldCount());
+        assertTrue(first.isValid());
+        first.close();
+        assertEquals(0, lock.getHoldCount());
+        assertFalse(other.isLocked());
+        assertFalse(first.isValid() || second.isValid() || third.isValid());
+        assertFalse(first.leaseLost().isDone());
+    }
+
+    @Test
+    void lockAndAcquireOfOneOwnerAreOneHold() {
+        DistributedLock lock = lock(newHolderClient(), name);
+        DistributedLock other = lock(newClient(), name);
+
+        lock.lock();
+        LockHold hold = lock.acquire();
+        assertEquals(2, lock.getHoldCount(), "acquire() after lock() is a re-entry");
+        hold.close();
+        assertEquals(1, lock.getHoldCount());
+        assertTrue(other.isLocked(), "the level taken by lock() still holds");
+        lock.unlock();
+        assertEquals(0, lock.getHoldCount());
+        assertFalse(other.isLocked());
+
+        LockHold first = lock.acquire();
+        lock.lock();
+        assertEquals(2, lock.getHoldCount(), "lock() after acquire() is a re-entry");
+        assertEquals(first.fencingToken(), lock.acquire().fencingToken(), "the third level is the same hold too");
+        lock.unlock();
+        lock.unlock();
+        assertEquals(1, lock.getHoldCount());
+        assertTrue(first.isValid(), "unlock() of the re-entries leaves the hold and its handle");
+        first.close();
+        assertEquals(0, lock.getHoldCount());
+        assertFalse(other.isLocked());
+    }
+
+    @Test
+    void closeAfterUnlockReleasedTheHoldThrowsIllegalMonitorStateThatIsNotLeaseLost() {
+        DistributedLock lock = lock(newClient(), name);
+
+        LockHold hold = lock.acquire();
+        lock.unlock();
+        assertFalse(lock.isLocked());
+        assertFalse(hold.isValid(), "a hold released by unlock() is no longer valid");
+        assertNotHeldRatherThanLost(hold::close, "close() of a hold that unlock() already released");
+        assertFalse(hold.leaseLost().isDone(), "a release by unlock() is no loss");
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void holdsAreSharedByLockObjectsOfOneNameOnOneClient() {
+        LockClient client = newHolderClient();
+        DistributedLock first = lock(client, name);
+        DistributedLock second = lock(client, name);
+
+        LockHold hold = first.acquire();
+        assertTrue(second.isHeldByCurrentThread());
+        LockHold reentry = second.acquire();
+        assertSame(second, reentry.lock(), "each handle names the lock object it was acquired on");
+        assertSame(first, hold.lock());
+        assertEquals(hold.fencingToken(), reentry.fencingToken(), "one hold across lock objects of one name");
+        assertEquals(2, first.getHoldCount());
+        reentry.close();
+        assertEquals(1, second.getHoldCount());
+        assertTrue(hold.isValid());
+
+        lock(client, name).unlock(); // a fresh lock object releases what another one acquired
+        assertFalse(first.isLocked());
+        assertFalse(hold.isValid());
+
+        lock(client, name).acquire();
+        lock(client, name).unlock();
+        assertFalse(first.isLocked());
+    }
+
+    @Test
+    void completingOrCancellingLeaseLostFromOutsideChangesNothingAboutTheHold() {
+        DistributedLock lock = lock(newClient(), name);
+
+        LockHold hold = lock.acquire();
+        hold.leaseLost().complete(null);
+        hold.leaseLost().cancel(true);
+        assertTrue(hold.isValid(), "only the client decides that a lease is lost");
+        LockHold reentry = lock.acquire();
+        assertEquals(hold.fencingToken(), reentry.fencingToken(), "the re-entry is not refused as lost");
+        reentry.close();
+        hold.close();
+        assertFalse(lock.isLocked());
+    }
+
+    // ---- fencing tokens -------------------------------------------------------------------
+
+    @Test
+    void everyNewHoldOfTheNameGetsAGreaterFencingToken() throws Exception {
+        DistributedLock one = lock(newHolderClient(), name);
+        DistributedLock two = lock(newHolderClient(), name);
+        List<Long> tokens = new ArrayList<>();
+
+        LockHold hold = one.acquire();
+        tokens.add(hold.fencingToken());
+        hold.close();
+        hold = one.acquire(); // the same owner again: a new hold
+        tokens.add(hold.fencingToken());
+        hold.close();
+        tokens.add(newOwnerThread("second-owner").call(() -> {
+            try (LockHold h = one.acquire(Duration.ofSeconds(10))) {
+                return h.fencingToken();
+            }
+        }));
+        long asyncOwner = newOwnerId();
+        hold = two.acquireAsync(asyncOwner).get(5, TimeUnit.SECONDS); // another client
+        tokens.add(hold.fencingToken());
+        hold.close();
+        hold = two.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10), asyncOwner).get(5, TimeUnit.SECONDS).orElseThrow();
+        tokens.add(hold.fencingToken());
+        hold.close();
+        hold = two.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        tokens.add(hold.fencingToken());
+        hold.close();
+
+        // forceUnlock deletes the lock while it is held; the next hold still gets a greater token.
+        tokens.add(two.acquireAsync(newOwnerId()).get(5, TimeUnit.SECONDS).fencingToken());
+        assertTrue(one.forceUnlock());
+        hold = one.acquire();
+        tokens.add(hold.fencingToken());
+        hold.close();
+
+        // A lease that runs out takes the lock's key with it (a real TTL, short).
+        tokens.add(one.acquireAsync(SHORT_LEASE, newOwnerId()).get(5, TimeUnit.SECONDS).fencingToken());
+        within(SHORT_LEASE.plus(MARGIN)).until(() -> !two.isLocked());
+        hold = two.acquire();
+        tokens.add(hold.fencingToken());
+        hold.close();
+
+        for (int i = 1; i < tokens.size(); i++) {
+            assertTrue(tokens.get(i - 1) > 0 && tokens.get(i) > tokens.get(i - 1),
+                    "each hold's token exceeds every earlier one: " + tokens);
+        }
+    }
+
+    @Test
+    void aWaitingAcquireIsWokenByTheReleaseAndItsHoldGetsAGreaterToken() throws Exception {
+        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock wanted = lock(newHolderClient(), name);
+        OwnerThread waiter = newOwnerThread("waiter");
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicLong acquiredAt = new AtomicLong();
+
+        LockHold holding = held.acquire();
+        Future<LockHold> waiting = waiter.submit(() -> {
+            started.countDown();
+            LockHold hold = wanted.acquire();
+            acquiredAt.set(System.nanoTime());
+            return hold;
+        });
+        awaitWaiting(waiter, started, waiting);
+
+        // The holder's lease has ~30 s left: only the release's message can wake the waiter now.
+        long releasedAt = System.nanoTime();
+        holding.close();
+        LockHold hold = waiting.get(10, TimeUnit.SECONDS);
+        long wakeUp = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get() - releasedAt);
+        assertTrue(wakeUp < MARGIN.toMillis(), "the waiter took " + wakeUp + " ms to notice close()");
+        assertEquals(waiter.id(), hold.ownerId());
+        assertSame(wanted, hold.lock());
+        assertTrue(hold.fencingToken() > holding.fencingToken(),
+                "the waiter's hold began after the holder's: " + hold.fencingToken() + " vs " + holding.fencingToken());
+        waiter.run(hold::close);
+        assertFalse(held.isLocked());
+    }
+
+    // ---- tryAcquire and the async forms ---------------------------------------------------
+
+    @Test
+    void tryAcquireAnswersEmptyWhenHeldElsewhereForTheWholeWaitAndAHoldWhenFree() throws Exception {
+        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock wanted = lock(newClient(), name);
+        long owner = newOwnerId();
+
+        LockHold holding = held.acquire();
+        long start = System.nanoTime();
+        assertEquals(Optional.empty(), wanted.tryAcquire(Duration.ofMillis(300)));
+        long waited = millisSince(start);
+        assertTrue(waited >= 250 && waited < 2000, "tryAcquire(300 ms) answered after " + waited + " ms");
+        start = System.nanoTime();
+        assertEquals(Optional.empty(), wanted.tryAcquireAsync(Duration.ofMillis(300), Duration.ofSeconds(5), owner)
+                .get(5, TimeUnit.SECONDS));
+        waited = millisSince(start);
+        assertTrue(waited >= 250 && waited < 2000, "tryAcquireAsync(300 ms) answered after " + waited + " ms");
+        assertEquals(Optional.empty(), wanted.tryAcquire(Duration.ZERO));
+        assertEquals(Optional.empty(), wanted.tryAcquire(Duration.ofMillis(100), Duration.ofSeconds(5)));
+        assertEquals(0, wanted.getHoldCount());
+        assertFalse(wanted.isHeldBy(owner));
+        assertEquals(1, held.getHoldCount(), "failed tries leave the holder's count alone");
+        assertTrue(holding.isValid());
+        holding.close();
+
+        long freeAt = System.nanoTime();
+        LockHold mine = wanted.tryAcquire(Duration.ofSeconds(5)).orElseThrow(() -> new AssertionError("free, yet empty"));
+        assertTrue(millisSince(freeAt) < MARGIN.toMillis(), "a free lock took " + millisSince(freeAt) + " ms");
+        assertEquals(Thread.currentThread().getId(), mine.ownerId());
+        assertGreaterToken(holding, mine);
+        mine.close();
+
+        LockHold theirs = wanted.tryAcquireAsync(Duration.ofSeconds(1), Duration.ofSeconds(5), owner)
+                .get(5, TimeUnit.SECONDS).orElseThrow(() -> new AssertionError("free, yet empty"));
+        assertEquals(owner, theirs.ownerId());
+        assertTrue(wanted.isHeldBy(owner));
+        Duration lease = wanted.remainingLease();
+        assertTrue(isPositive(lease) && lease.compareTo(Duration.ofSeconds(5)) <= 0, "the fixed lease asked for, got " + lease);
+        theirs.close();
+
+        LockHold fixed = wanted.tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        lease = wanted.remainingLease();
+        assertTrue(isPositive(lease) && lease.compareTo(Duration.ofSeconds(5)) <= 0, "the fixed lease asked for, got " + lease);
+        fixed.close();
+        assertFalse(held.isLocked());
+    }
+
+    @Test
+    void asyncHoldsBelongToTheGivenOwnerAndAreClosedFromAnyThread() throws Exception {
+        DistributedLock lock = lock(newHolderClient(), name);
+        OwnerThread taker = newOwnerThread("taker");
+        OwnerThread closer = newOwnerThread("closer");
+        long owner = newOwnerId();
+
+        LockHold hold = taker.call(() -> lock.acquireAsync(owner).get(5, TimeUnit.SECONDS));
+        assertEquals(owner, hold.ownerId());
+        assertSame(lock, hold.lock());
+        assertEquals(List.of(hold), hold.parts());
+        assertTrue(hold.fencingToken() > 0);
+        assertTrue(lock.isHeldBy(owner));
+        assertFalse(lock.isHeldBy(taker.id()), "the hold belongs to the owner id, not the thread");
+
+        LockHold fixed = lock.acquireAsync(Duration.ofSeconds(10), owner).get(5, TimeUnit.SECONDS);
+        LockHold tried = lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10), owner).get(5, TimeUnit.SECONDS).orElseThrow();
+        for (LockHold reentry : List.of(fixed, tried)) {
+            assertEquals(owner, reentry.ownerId());
+            assertEquals(hold.fencingToken(), reentry.fencingToken(), "re-entries of the owner are the same hold");
+        }
+
+        closer.run(fixed::close);
+        closer.run(tried::close);
+        assertTrue(lock.isHeldBy(owner));
+        assertTrue(hold.isValid());
+        closer.run(hold::close);
+        assertFalse(lock.isLocked());
+        assertFalse(hold.isValid());
+    }
+
+    @Test
+    void cancellingAPendingAcquireAsyncLeavesNoHold() throws Exception {
+        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock wanted = lock(newClient(), name);
+        DistributedLock thirdParty = lock(newClient(), name);
+        long[] owners = {newOwnerId(), newOwnerId(), newOwnerId()};
+
+        LockHold holding = held.acquire();
+        List<CompletableFuture<?>> pending = List.of(
+                wanted.acquireAsync(owners[0]),
+                wanted.acquireAsync(Duration.ofSeconds(10), owners[1]),
+                wanted.tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10), owners[2]));
+        assertHoldsFor(STILL_WAITING, "the acquires wait while the lock is held",
+                () -> pending.stream().noneMatch(CompletableFuture::isDone));
+        for (CompletableFuture<?> acquire : pending) {
+            assertTrue(acquire.cancel(true));
+        }
+
+        holding.close();
+        assertHoldsFor(Duration.ofMillis(500), "the cancelled acquires take nothing later",
+                () -> !thirdParty.isLocked() && Arrays.stream(owners).noneMatch(wanted::isHeldBy));
+        assertTrue(thirdParty.tryLock());
+        thirdParty.unlock();
+    }
+
+    // ---- interrupts -----------------------------------------------------------------------
+
+    @Test
+    void interruptedAcquireInterruptiblyThrowsAndLeavesNoHold() throws Exception {
+        assertInterruptLeavesNoHold(lock -> lock.acquireInterruptibly() != null);
+    }
+
+    @Test
+    void interruptedTryAcquireThrowsAndLeavesNoHold() throws Exception {
+        assertInterruptLeavesNoHold(lock -> lock.tryAcquire(Duration.ofSeconds(20)).isPresent());
+    }
+
+    @Test
+    void interruptedTryAcquireWithLeaseThrowsAndLeavesNoHold() throws Exception {
+        assertInterruptLeavesNoHold(lock -> lock.tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(20)).isPresent());
+    }
+
+    @Test
+    void acquireIsNotInterruptibleAndReassertsTheInterrupt() throws Exception {
+        assertNotInterruptible(lock -> lock.acquire()::close);
+        assertNotInterruptible(lock -> lock.acquire(Duration.ofSeconds(20))::close);
+    }
+
+    // ---- lease loss -----------------------------------------------------------------------
+
+    @Test
+    void forceUnlockByAnotherClientIsReportedAsALossAndTheNextUnlockThrowsLeaseLostAndEndsTheHold() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock operator = lock(newHolderClient(), name);
+
+        LockHold hold = lock.acquire();
+        lock.lock(); // a re-entry, which the loss ends with the hold
+        forceLoss(hold, operator);
+
+        LockHold next = operator.acquire(); // someone else holds the lock meanwhile
+        assertGreaterToken(hold, next);
+        assertFalse(hold.isValid(), "a lost hold stays invalid");
+        assertThrows(LeaseLostException.class, lock::unlock, "unlock() of a lost hold says it was lost");
+        assertEquals(0, lock.getHoldCount(), "the LeaseLostException ended the hold with all its re-entries");
+        assertNotHeldRatherThanLost(lock::unlock, "after the loss was reported, the hold is over");
+        assertTrue(operator.isHeldByCurrentThread(), "the lost holder's unlock() left the new hold alone");
+        assertTrue(next.isValid());
+        next.close();
+
+        LockHold fresh = lock.acquire();
+        assertEquals(1, lock.getHoldCount(), "the owner's next acquire is a new hold");
+        assertGreaterToken(next, fresh);
+        assertTrue(fresh.isValid());
+        assertFalse(fresh.leaseLost().isDone(), "the new hold has a lease-loss notice of its own");
+        assertFalse(hold.isValid(), "the new hold does not revive the lost one's handle");
+        fresh.close();
+        assertFalse(operator.isLocked());
+    }
+
+    @Test
+    void closeOfALostHoldThrowsLeaseLostOnceEndsTheHoldAndASecondCloseDoesNothing() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock operator = lock(newClient(), name);
+
+        LockHold hold = lock.acquire();
+        LockHold reentry = lock.acquire();
+        forceLoss(hold, operator);
+        assertFalse(reentry.isValid(), "every handle of a lost hold is invalid");
+
+        assertThrows(LeaseLostException.class, reentry::close);
+        assertDoesNotThrow(reentry::close, "a second close() of the same handle does nothing");
+        assertEquals(0, lock.getHoldCount());
+        assertNotHeldRatherThanLost(lock::unlock, "the LeaseLostException of close() ended the hold with all its re-entries");
+
+        LockHold fresh = lock.acquire();
+        assertEquals(1, lock.getHoldCount(), "the owner's next acquire is a new hold");
+        assertGreaterToken(hold, fresh);
+        assertNotSame(hold.leaseLost(), fresh.leaseLost());
+        assertFalse(fresh.leaseLost().isDone());
+        fresh.close();
+        assertFalse(operator.isLocked());
+    }
+
+    @Test
+    void reentryOfAnOwnerWhoseLeaseIsLostThrowsLeaseLostAndLeavesTheHoldToItsRelease() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock operator = lock(newClient(), name);
+
+        LockHold hold = lock.acquire();
+        forceLoss(hold, operator);
+        assertThrows(LeaseLostException.class, lock::acquire);
+        assertThrows(LeaseLostException.class, lock::lock);
+        assertThrows(LeaseLostException.class, () -> lock.tryAcquire(Duration.ZERO));
+        assertFalse(operator.isLocked(), "a refused re-entry takes nothing");
+
+        assertThrows(LeaseLostException.class, hold::close, "the refused re-entries did not end the hold");
+        LockHold fresh = lock.acquire();
+        assertGreaterToken(hold, fresh);
+        assertEquals(1, lock.getHoldCount());
+        fresh.close();
+        assertFalse(operator.isLocked());
+    }
+
+    @Test
+    void asyncReentryAndUnlockOfAnOwnerWhoseLeaseIsLostFailWithLeaseLost() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock operator = lock(newClient(), name);
+        long owner = newOwnerId();
+
+        LockHold hold = lock.acquireAsync(owner).get(5, TimeUnit.SECONDS);
+        forceLoss(hold, operator);
+        assertInstanceOf(LeaseLostException.class, causeOf(lock.acquireAsync(owner)));
+        assertInstanceOf(LeaseLostException.class, causeOf(lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(5), owner)));
+        assertFalse(operator.isLocked(), "a refused re-entry takes nothing");
+
+        assertInstanceOf(LeaseLostException.class, causeOf(lock.unlockAsync(owner)), "the refused re-entries did not end the hold");
+        Throwable after = causeOf(lock.unlockAsync(owner));
+        assertInstanceOf(IllegalMonitorStateException.class, after);
+        assertFalse(after instanceof LeaseLostException, "the unlock that said \"lost\" ended the hold, yet " + after);
+
+        LockHold fresh = lock.acquireAsync(owner).get(5, TimeUnit.SECONDS);
+        assertGreaterToken(hold, fresh);
+        fresh.close();
+        assertFalse(operator.isLocked());
+    }
+
+    @Test
+    void fixedLeaseThatRunsOutWhileHeldIsReportedLostAtItsEnd() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock observer = lock(newClient(), name);
+
+        long start = System.nanoTime();
+        LockHold hold = lock.acquire(SHORT_LEASE);
+        long acquiredAt = System.nanoTime();
+        CompletableFuture<Long> lossAt = timeOfLoss(hold);
+        Duration lease = lock.remainingLease();
+        assertTrue(isPositive(lease) && lease.compareTo(SHORT_LEASE) <= 0, "the lease asked for, got " + lease);
+        assertEquals(Thread.currentThread().getId(), hold.ownerId());
+
+        long lost = millisToLoss(lossAt, start, SHORT_LEASE.plus(MARGIN.multipliedBy(2)));
+        assertTrue(lost >= SHORT_LEASE.toMillis() - 50, "reported lost " + lost + " ms into a " + SHORT_LEASE.toMillis() + " ms lease");
+        long late = TimeUnit.NANOSECONDS.toMillis(lossAt.get() - acquiredAt);
+        assertTrue(late < SHORT_LEASE.plus(MARGIN).toMillis(), "reported lost " + late + " ms after a " + SHORT_LEASE.toMillis() + " ms lease began");
+        assertNull(hold.leaseLost().join());
+        assertFalse(hold.isValid());
+        within(MARGIN).until(() -> !observer.isLocked()); // a fixed lease is never renewed
+
+        assertThrows(LeaseLostException.class, hold::close);
+        assertDoesNotThrow(hold::close, "a second close() of the same handle does nothing");
+        assertEquals(0, lock.getHoldCount());
+        LockHold fresh = lock.acquire(SHORT_LEASE.multipliedBy(10));
+        assertGreaterToken(hold, fresh);
+        fresh.close();
+        assertFalse(fresh.leaseLost().isDone());
+    }
+
+    @Test
+    void everyFixedLeaseFormIsReportedLostWhenItRunsOutAndItsReleaseThrowsLeaseLost() throws Exception {
+        LockClient client = newClient();
+        DistributedLock tried = lock(client, name + ":try");
+        DistributedLock async = lock(client, name + ":async");
+        DistributedLock asyncTried = lock(client, name + ":async-try");
+        long owner = newOwnerId();
+
+        long start = System.nanoTime();
+        List<LockHold> holds = List.of(
+                tried.tryAcquire(Duration.ofSeconds(1), SHORT_LEASE).orElseThrow(),
+                async.acquireAsync(SHORT_LEASE, owner).get(5, TimeUnit.SECONDS),
+                asyncTried.tryAcquireAsync(Duration.ofSeconds(1), SHORT_LEASE, owner).get(5, TimeUnit.SECONDS).orElseThrow());
+        List<CompletableFuture<Long>> losses = holds.stream().map(DistributedLockContract::timeOfLoss).toList();
+        for (CompletableFuture<Long> loss : losses) {
+            long lost = millisToLoss(loss, start, SHORT_LEASE.plus(MARGIN.multipliedBy(2)));
+            assertTrue(lost >= SHORT_LEASE.toMillis() - 50, "reported lost " + lost + " ms into the lease");
+            assertTrue(lost < SHORT_LEASE.plus(MARGIN).toMillis(), "reported lost " + lost + " ms after the lease began");
+        }
+        assertTrue(holds.stream().noneMatch(LockHold::isValid));
+
+        assertThrows(LeaseLostException.class, tried::unlock);
+        assertNotHeldRatherThanLost(tried::unlock, "the unlock that said \"lost\" ended the hold");
+        assertInstanceOf(LeaseLostException.class, causeOf(async.unlockAsync(owner)));
+        assertThrows(LeaseLostException.class, holds.get(2)::close);
+        assertDoesNotThrow(holds.get(2)::close);
+        assertFalse(asyncTried.isHeldBy(owner));
+    }
+
+    @Test
+    void leaseLostNeverCompletesAfterANormalRelease() throws Exception {
+        LockClient client = newClient();
+        DistributedLock watchdog = lock(client, name + ":watchdog");
+        DistributedLock fixed = lock(client, name + ":fixed");
+        DistributedLock async = lock(client, name + ":async");
+        long owner = newOwnerId();
+
+        List<LockHold> holds = List.of(
+                watchdog.acquire(),
+                fixed.acquire(SHORT_LEASE),
+                async.acquireAsync(SHORT_LEASE, owner).get(5, TimeUnit.SECONDS));
+        watchdog.unlock();
+        holds.get(1).close();
+        async.unlockAsync(owner).get(5, TimeUnit.SECONDS);
+        assertTrue(holds.stream().noneMatch(LockHold::isValid), "released holds are not valid");
+
+        // Past the end the fixed leases would have had, and past three renewal periods.
+        assertHoldsFor(WATCHDOG_TIMEOUT, "no loss is reported after a normal release",
+                () -> holds.stream().noneMatch(h -> h.leaseLost().isDone()));
+    }
+
+    @Test
+    void leaseIsReportedLostWhenRedisStaysUnreachableForTheRestOfIt() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+
+        LockHold hold = lock.acquire();
+        // Let the renewals run for a while, so the loss below is the pause's, not the first lease's.
+        assertHoldsFor(WATCHDOG_TIMEOUT.dividedBy(2), "the hold is valid", hold::isValid);
+        CompletableFuture<Long> lossAt = timeOfLoss(hold);
+        long pausedAt = System.nanoTime();
+        pauseRedis();
+        try {
+            // The lease as last confirmed has at least watchdogTimeout - one renewal period left.
+            assertHoldsFor(Duration.ofMillis(400), "no loss while the confirmed lease still runs",
+                    () -> !hold.leaseLost().isDone());
+            long lost = millisToLoss(lossAt, pausedAt, WATCHDOG_TIMEOUT.plus(MARGIN.multipliedBy(2)));
+            assertTrue(lost < WATCHDOG_TIMEOUT.plus(MARGIN).toMillis(),
+                    "reported lost " + lost + " ms after Redis stopped answering, lease " + WATCHDOG_TIMEOUT.toMillis() + " ms");
+            assertFalse(hold.isValid());
+        } finally {
+            resumeRedis();
+        }
+        assertThrows(LeaseLostException.class, hold::close);
+        assertDoesNotThrow(hold::close);
+    }
+
+    // ---- Redis down, bad arguments --------------------------------------------------------
+
+    @Test
+    void redisDownFailsEveryAcquireWithLockConnectionExceptionAndLeavesNoHold() throws Exception {
+        LockClient client = newClient();
+        DistributedLock lock = lock(client, name);
+        long owner = newOwnerId();
+
+        killRedis();
+        try {
+            assertFailsFast("acquire()", LockConnectionException.class, lock::acquire);
+            assertFailsFast("acquire(lease)", LockConnectionException.class, () -> lock.acquire(Duration.ofSeconds(5)));
+            assertFailsFast("acquireInterruptibly()", LockConnectionException.class, lock::acquireInterruptibly);
+            // Must throw, not answer empty: empty would mean "held by someone else".
+            assertFailsFast("tryAcquire(wait)", LockConnectionException.class, () -> lock.tryAcquire(Duration.ofSeconds(2)));
+            assertFailsFast("tryAcquire(wait, lease)", LockConnectionException.class,
+                    () -> lock.tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(5)));
+            assertFailsFast("acquireAsync(owner)", LockConnectionException.class, () -> join(lock.acquireAsync(owner)));
+            assertFailsFast("acquireAsync(lease, owner)", LockConnectionException.class,
+                    () -> join(lock.acquireAsync(Duration.ofSeconds(5), owner)));
+            assertFailsFast("tryAcquireAsync(wait, lease, owner)", LockConnectionException.class,
+                    () -> join(lock.tryAcquireAsync(Duration.ofSeconds(2), Duration.ofSeconds(5), owner)));
+        } finally {
+            restartRedis();
+        }
+
+        Optional<LockHold> after = within(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(LockException.class)
+                .until(() -> lock.tryAcquire(Duration.ZERO), Optional::isPresent);
+        assertEquals(1, lock.getHoldCount(), "the failed acquires left no hold behind: this is a first acquisition");
+        assertFalse(lock.isHeldBy(owner));
+        after.orElseThrow().close();
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void redisTooSlowFailsAcquireWithLockTimeoutExceptionAndLeavesNoHoldBehind() throws Exception {
+        DistributedLock lock = lock(newClient(), name);
+        DistributedLock observer = lock(newClient(), name);
+        long owner = newOwnerId();
+        lock.acquire().close(); // scripts are cached in Redis from here on, as in any running application
+
+        pauseRedis();
+        try {
+            // Each acquire reaches Redis and would run there once it resumes: the caller got a
+            // LockException, so whatever it would have taken must not outlive the failure.
+            assertFailsFast("acquire()", LockTimeoutException.class, lock::acquire);
+            assertFailsFast("acquire(lease)", LockTimeoutException.class, () -> lock.acquire(Duration.ofSeconds(30)));
+            assertFailsFast("tryAcquire(wait, lease)", LockTimeoutException.class,
+                    () -> lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(30)));
+            assertFailsFast("acquireAsync(lease, owner)", LockTimeoutException.class,
+                    () -> join(lock.acquireAsync(Duration.ofSeconds(30), owner)));
+        } finally {
+            resumeRedis();
+        }
+
+        within(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(LockException.class).until(() -> observer.remainingLease() != null);
+        assertHoldsFor(Duration.ofMillis(500), "no hold may appear from an acquire that failed with LockException",
+                () -> !observer.isLocked());
+        assertEquals(0, lock.getHoldCount());
+        assertFalse(lock.isHeldBy(owner));
+        try (LockHold hold = lock.acquire()) {
+            assertEquals(1, lock.getHoldCount(), "the client works again once Redis answers, with a new hold");
+            assertTrue(hold.isValid());
+        }
+    }
+
+    @Test
+    void holdMethodsRejectAZeroOrNegativeLeaseNamingIt() {
+        DistributedLock lock = lock(newClient(), name);
+        List<Executable> calls = new ArrayList<>();
+        for (Duration lease : List.of(Duration.ZERO, Duration.ofMillis(-1))) {
+            calls.add(() -> lock.acquire(lease));
+            calls.add(() -> lock.tryAcquire(Duration.ofSeconds(1), lease));
+            calls.add(() -> lock.acquireAsync(lease, newOwnerId()));
+            calls.add(() -> lock.tryAcquireAsync(Duration.ofSeconds(1), lease, newOwnerId()));
+        }
+        assertEachRejected(IllegalArgumentException.class, "leaseTime", calls);
+        assertFalse(lock.isLocked(), "a rejected call leaves nothing in Redis");
+    }
+
+    @Test
+    void holdMethodsRejectANegativeWaitNamingIt() {
+        DistributedLock lock = lock(newClient(), name);
+        Duration negative = Duration.ofMillis(-1);
+        assertEachRejected(IllegalArgumentException.class, "waitTime", List.of(
+                () -> lock.tryAcquire(negative),
+                () -> lock.tryAcquire(negative, Duration.ofSeconds(1)),
+                () -> lock.tryAcquireAsync(negative, Duration.ofSeconds(1), newOwnerId())));
+        assertFalse(lock.isLocked(), "a rejected call leaves nothing in Redis");
+    }
+
+    @Test
+    void holdMethodsRejectNullDurationsNamingThem() {
+        DistributedLock lock = lock(newClient(), name);
+        assertEachRejected(NullPointerException.class, "leaseTime", List.of(
+                () -> lock.acquire(null),
+                () -> lock.tryAcquire(Duration.ofSeconds(1), null),
+                () -> lock.acquireAsync(null, newOwnerId()),
+                () -> lock.tryAcquireAsync(Duration.ofSeconds(1), null, newOwnerId())));
+        assertEachRejected(NullPointerException.class, "waitTime", List.of(
+                () -> lock.tryAcquire(null),
+                () -> lock.tryAcquire(null, Duration.ofSeconds(1)),
+                () -> lock.tryAcquireAsync(null, Duration.ofSeconds(1), newOwnerId())));
+        assertFalse(lock.isLocked(), "a rejected call leaves nothing in Redis");
     }
 }

@@ -2,6 +2,7 @@ package io.latchkey.fair;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -70,7 +71,8 @@ class FairLockAcquireCostTest {
             this.length = length;
             this.lock = "cost:" + length;
             String channel = FairLockRedis.channelOf(lock);
-            this.keys = new String[] {lock, FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel};
+            this.keys = new String[] {lock, FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel,
+                LockKeys.of(lock).fenceCounter()};
             this.releaseKeys = new String[] {lock, FairLockRedis.queueKey(lock), channel};
             this.abandonKeys = new String[] {FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel};
             redis.hset(lock, holder, "1");
@@ -85,7 +87,7 @@ class FairLockAcquireCostTest {
 
         Long acquire(String caller) {
             List<Object> reply = redis.evalsha(SHA.get("acquire.lua"), ScriptOutputType.MULTI, keys, LEASE, caller, PLACE,
-                    "publish", "cost-" + ++calls);
+                    "publish", "cost-" + ++calls, "");
             return (Long) reply.get(0) == 1L ? null : (Long) reply.get(1);
         }
 

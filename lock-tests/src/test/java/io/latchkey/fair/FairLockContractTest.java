@@ -187,8 +187,9 @@ class FairLockContractTest extends SingleServerContract {
             String script = args.size() > 1 ? String.valueOf(args.get(1)) : "";
             if (command.equalsIgnoreCase("evalsha") && script.equals(acquireSha)
                     || command.equalsIgnoreCase("eval") && script.startsWith("-- One try at a fair lock")) {
-                // EVAL(SHA) script numkeys lock queue timeouts channel lease caller ...
-                callers.add(0, String.valueOf(args.get(8)));
+                // EVAL(SHA) script numkeys KEYS... lease caller ...
+                int keys = Integer.parseInt(String.valueOf(args.get(2)));
+                callers.add(0, String.valueOf(args.get(3 + keys + 1)));
             }
         }
         return callers;

@@ -1,9 +1,13 @@
 package io.latchkey.fair;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -28,6 +32,8 @@ class FairLockScriptsTest {
     private static final String QUEUE = FairLockRedis.queueKey(LOCK);
     private static final String TIMEOUTS = FairLockRedis.timeoutsKey(LOCK);
     private static final String CHANNEL = FairLockRedis.channelOf(LOCK);
+    /** The fencing counter of {@link #LOCK}'s hash slot. */
+    private static final String COUNTER = LockKeys.of(LOCK).fenceCounter();
     private static final String HOLDER = "client-h:1";
     private static final String A = "client-a:1";
     private static final String B = "client-b:2";
@@ -322,6 +328,94 @@ class FairLockScriptsTest {
         assertThat(redis.pttl(TIMEOUTS)).isBetween(1_000L, 2_000L);
     }
 
+    // ---- acquire.lua: fencing tokens ---------------------------------------------------------
+
+    @Test
+    void aNewFairHoldTakesTheNextValueOfTheSlotCounterAsItsToken() {
+        redis.set(COUNTER, "6");
+
+        assertThat(acquireHolding(A, "")).containsExactly(1L, 1L, 7L);
+
+        assertThat(tokenOf(A)).isEqualTo("7");
+        assertThat(redis.get(COUNTER)).isEqualTo("7");
+    }
+
+    @Test
+    void aFairReentryWithoutATokenOrWithTheHoldsTokenKeepsTheToken() {
+        acquireHolding(A, "");
+
+        assertThat(acquireHolding(A, "")).containsExactly(1L, 2L, 1L);
+        assertThat(acquireHolding(A, "1")).containsExactly(1L, 3L, 1L);
+
+        assertThat(tokenOf(A)).isEqualTo("1");
+        assertThat(redis.get(COUNTER)).isEqualTo("1");
+    }
+
+    @Test
+    void aFairReentryWithAStaleTokenAnswersMinusOneAndNeitherTakesNorQueues() {
+        acquireHolding(A, "");
+        redis.del(LOCK);
+        acquireHolding(A, "");
+        acquire(B);
+        Map<String, String> hash = redis.hgetall(LOCK);
+        Map<String, Long> timeouts = raw.timeouts(LOCK);
+
+        assertThat(acquireHolding(A, "1")).as("the hold before").containsExactly(-1L, 0L);
+
+        assertThat(redis.hgetall(LOCK)).isEqualTo(hash);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(raw.timeouts(LOCK)).isEqualTo(timeouts);
+        redis.del(LOCK);
+        assertThat(acquireHolding(A, "2")).as("a hold that is gone, of a free lock").containsExactly(-1L, 0L);
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(raw.queue(LOCK)).as("and not put in line").containsExactly(B);
+        assertThat(redis.get(COUNTER)).isEqualTo("2");
+    }
+
+    @Test
+    void theFirstInLineIsGrantedANewHoldWithAGreaterToken() {
+        List<Long> holder = acquireHolding(HOLDER, "");
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+
+        List<Long> first = acquireHolding(A, "");
+
+        assertThat(first).startsWith(1L, 1L);
+        assertThat(first.get(2)).isGreaterThan(holder.get(2));
+        assertThat(tokenOf(A)).isEqualTo(first.get(2).toString());
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+    }
+
+    @Test
+    void aFairHoldWithoutATokenFieldGetsOneAtItsNextReentry() {
+        redis.hset(LOCK, Map.of(A, "1", A + ":call", "call-of-0.1"));
+        redis.pexpire(LOCK, LEASE);
+
+        assertThat(acquireHolding(A, "")).containsExactly(1L, 2L, 1L);
+
+        assertThat(tokenOf(A)).isEqualTo("1");
+    }
+
+    /** See lock-core's LockScriptsTest: a refused command must come before any write to the lock hash. */
+    @Test
+    void aUserWhoMayNotIncrementTheCounterIsRefusedBeforeTheLockHashChanges() {
+        server.command("ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "&*", "+@all", "-incr");
+        RedisClient limitedClient = RedisClient.create("redis://no-incr:pw@" + server.host() + ":" + server.port());
+        try (StatefulRedisConnection<String, String> limited = limitedClient.connect()) {
+            assertThatThrownBy(() -> limited.sync().eval(FairLockRedis.script("acquire.lua"),
+                    ScriptOutputType.MULTI, new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER},
+                    Long.toString(LEASE), A, Long.toString(PLACE), "publish", "refused-call", ""))
+                    .hasMessageContaining("can't run this command");
+
+            assertThat(raw.keysOf(LOCK)).as("no lock hash left behind").isEmpty();
+            assertThat(redis.exists(COUNTER)).isZero();
+        } finally {
+            limitedClient.shutdown();
+            server.command("ACL", "DELUSER", "no-incr");
+        }
+    }
+
     // ---- release.lua -------------------------------------------------------------------------
 
     @Test
@@ -395,6 +489,46 @@ class FairLockScriptsTest {
         assertThat(acquire(A, 300, PLACE)).isNull();
 
         assertThat(redis.pttl(LOCK)).isGreaterThan(9_000L);
+    }
+
+    @Test
+    void endWithTheHoldsTokenDeletesTheLockWithEveryLevelAndWakesOnlyTheFirstInLine() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+
+        assertThat(end(HOLDER, tokenOf(HOLDER))).isZero();
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(raw.queue(LOCK)).containsExactly(A, B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void endWithAStaleTokenAnswersNilAndSentAgainIsHarmless() throws Exception {
+        acquire(HOLDER);
+        String stale = tokenOf(HOLDER);
+        redis.del(LOCK);
+        acquire(HOLDER);
+        acquire(A);
+        Map<String, String> before = redis.hgetall(LOCK);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(end(HOLDER, stale)).as("the hold before").isNull();
+        assertThat(end(A, stale)).as("a waiter, which holds nothing").isNull();
+        assertThat(redis.hgetall(LOCK)).isEqualTo(before);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+
+        String current = tokenOf(HOLDER);
+        assertThat(end(HOLDER, current)).isZero();
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(acquire(A)).isNull();
+        assertThat(end(HOLDER, current)).as("the same end again").isNull();
+        assertThat(holds()).containsOnlyKeys(A);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
 
     // ---- force-release.lua -------------------------------------------------------------------
@@ -526,10 +660,29 @@ class FairLockScriptsTest {
     }
 
     private static Long acquire(String caller, long leaseMillis, long placeMillis, String call) {
+        List<Long> reply = acquireHolding(caller, leaseMillis, placeMillis, call, "");
+        return reply.get(0) == 1L ? null : reply.get(1);
+    }
+
+    /**
+     * @param held ARGV[6]: '' or the token of the hold to re-enter
+     * @return the acquire script's answer: {1, hold count, token}, {0, the wait bound} or {-1, 0}
+     */
+    private static List<Long> acquireHolding(String caller, long leaseMillis, long placeMillis, String call, String held) {
         List<Object> reply = redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.MULTI,
-                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL},
-                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish", call);
-        return (Long) reply.get(0) == 1L ? null : (Long) reply.get(1);
+                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER},
+                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish", call, held);
+        return reply.stream().map(Long.class::cast).toList();
+    }
+
+    /** @return the answer of a try that passes the caller's hold's token, or '' */
+    private static List<Long> acquireHolding(String caller, String held) {
+        return acquireHolding(caller, LEASE, PLACE, "call-" + ++calls, held);
+    }
+
+    /** @return the token in the lock hash of the caller's hold, or null */
+    private static String tokenOf(String caller) {
+        return redis.hget(LOCK, caller + ":token");
     }
 
     private static Long release(String owner) {
@@ -541,10 +694,19 @@ class FairLockScriptsTest {
                 new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish", call, mode);
     }
 
-    /** @return the lock hash's hold counts, without the fields that remember each owner's last call */
+    /** @return release.lua's answer to mode 'end' for the hold with this token */
+    private static Long end(String owner, String token) {
+        return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
+                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish", "call-" + ++calls, "end", token);
+    }
+
+    /**
+     * @return the lock hash's hold counts, without the fields that remember each owner's last
+     *     call and its hold's token
+     */
     private static Map<String, String> holds() {
         Map<String, String> holds = new java.util.TreeMap<>(redis.hgetall(LOCK));
-        holds.keySet().removeIf(field -> field.endsWith(":call"));
+        holds.keySet().removeIf(field -> field.endsWith(":call") || field.endsWith(":token"));
         return holds;
     }
 

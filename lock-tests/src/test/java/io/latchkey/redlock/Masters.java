@@ -81,7 +81,7 @@ final class Masters implements AutoCloseable {
     /**
      * @return the hold counts in the lock hash on master {@code index}: field
      *     {@code <clientId>:<ownerId>} to hold count, without the fields that remember each
-     *     owner's last call and its hold's fencing token
+     *     owner's last call and its hold's token
      */
     Map<String, String> holds(int index, String name) {
         try (StatefulRedisConnection<String, String> connection = connect(index)) {

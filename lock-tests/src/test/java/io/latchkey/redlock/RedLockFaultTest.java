@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LeaseLostException;
 import io.latchkey.LockClient;
 import io.latchkey.LockException;
 import java.time.Duration;
@@ -394,7 +395,7 @@ class RedLockFaultTest {
         assertEquals(Thread.currentThread().getId(), (long) lost.get(0));
         // The survivors' renewals stopped with the lost lease, so their holds run out.
         within(WATCHDOG_TIMEOUT.multipliedBy(2).plus(MARGIN)).until(() -> masters.mastersHolding(name).isEmpty());
-        assertThrows(LockException.class, lock::unlock, "a majority cannot answer");
+        assertThrows(LeaseLostException.class, lock::unlock, "the lease was lost: unlock says so, without asking the masters");
     }
 
     @ParameterizedTest(name = "{0} masters")

@@ -1,7 +1,9 @@
 package io.latchkey.scripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -13,6 +15,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +29,11 @@ class LockScriptsTest {
 
     private static final String LOCK = "scripts-lock";
     private static final String CHANNEL = "latchkey:{scripts-lock}:channel";
+    /** The fencing counter of {@link #LOCK}'s hash slot. */
+    private static final String COUNTER = LockKeys.of(LOCK).fenceCounter();
     private static final String OWNER = "client-a:1";
     private static final String OTHER = "client-b:2";
+    private static final String TOKEN = OWNER + ":token";
 
     private static RedisServer server;
     private static RedisClient client;
@@ -54,11 +60,14 @@ class LockScriptsTest {
         redis.flushall();
     }
 
-    @Test
-    void acquireOnAFreeLockTakesOneHoldWithTheLease() {
-        assertThat(acquire(OWNER, 10_000)).isNull();
+    // ---- acquire.lua: holds, leases, answers -------------------------------------------------
 
-        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(OWNER, OWNER + ":call").containsEntry(OWNER, "1");
+    @Test
+    void acquireOnAFreeLockTakesOneHoldWithTheLeaseAndTheFirstToken() {
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 1L, 1L);
+
+        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(OWNER, OWNER + ":call", TOKEN)
+                .containsEntry(OWNER, "1").containsEntry(TOKEN, "1");
         assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
     }
 
@@ -66,7 +75,7 @@ class LockScriptsTest {
     void acquireByTheOwnerAgainCountsTheReentryAndResetsTheLease() {
         acquire(OWNER, 1_000);
 
-        assertThat(acquire(OWNER, 10_000)).isNull();
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, 1L);
 
         assertThat(redis.hget(LOCK, OWNER)).isEqualTo("2");
         assertThat(redis.pttl(LOCK)).isGreaterThan(9_000L);
@@ -76,11 +85,194 @@ class LockScriptsTest {
     void reentryWithAShorterLeaseNeverShortensTheHold() {
         acquire(OWNER, 10_000);
 
-        assertThat(acquire(OWNER, 300)).isNull();
+        assertThat(acquire(OWNER, 300)).startsWith(1L, 2L);
 
         assertThat(redis.hget(LOCK, OWNER)).isEqualTo("2");
         assertThat(redis.pttl(LOCK)).as("the outer hold's lease, not the re-entry's 300 ms").isGreaterThan(9_000L);
     }
+
+    @Test
+    void acquireOfAHeldLockAnswersTheHoldersRemainingLeaseAndChangesNothing() {
+        acquire(OWNER, 10_000);
+        Map<String, String> before = redis.hgetall(LOCK);
+
+        List<Long> refused = acquire(OTHER, 30_000);
+
+        assertThat(refused).hasSize(2).first().isEqualTo(0L);
+        assertThat(refused.get(1)).isBetween(9_000L, 10_000L);
+        assertThat(redis.hgetall(LOCK)).isEqualTo(before);
+        assertThat(redis.get(COUNTER)).as("no token was taken").isEqualTo("1");
+    }
+
+    @Test
+    void acquireOfALockWithoutExpiryAnswersMinusOneAsTheHoldersLease() {
+        redis.hset(LOCK, OTHER, "1");
+
+        assertThat(acquire(OWNER, 10_000)).containsExactly(0L, -1L);
+    }
+
+    // ---- acquire.lua: fencing tokens ---------------------------------------------------------
+
+    @Test
+    void aNewHoldIncrementsTheSlotCounterAndKeepsTheTokenInTheHash() {
+        redis.set(COUNTER, "41");
+
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 1L, 42L);
+
+        assertThat(redis.get(COUNTER)).isEqualTo("42");
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("42");
+        assertThat(redis.pttl(COUNTER)).as("the counter never expires").isEqualTo(-1L);
+    }
+
+    @Test
+    void aReentryWithoutATokenKeepsTheHoldsTokenAndTakesNoNewOne() {
+        acquire(OWNER, 10_000);
+
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, 1L);
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 3L, 1L);
+
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("1");
+        assertThat(redis.get(COUNTER)).isEqualTo("1");
+    }
+
+    @Test
+    void aReentryWithTheHoldsTokenReentersIt() {
+        long token = acquire(OWNER, 10_000).get(2);
+
+        assertThat(acquireHolding(OWNER, Long.toString(token))).containsExactly(1L, 2L, token);
+
+        assertThat(redis.hget(LOCK, OWNER)).isEqualTo("2");
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
+    }
+
+    @Test
+    void aReentryWithAnotherTokenThanTheOwnersHoldAnswersMinusOneAndChangesNothing() {
+        acquire(OWNER, 10_000, "first-hold");
+        redis.del(LOCK);
+        acquire(OWNER, 10_000, "second-hold");
+        acquire(OWNER, 10_000, "second-hold-again");
+        Map<String, String> before = redis.hgetall(LOCK);
+
+        assertThat(acquireHolding(OWNER, "1")).as("the first hold's token").containsExactly(-1L, 0L);
+        assertThat(acquireHolding(OWNER, "3")).as("a token no hold had").containsExactly(-1L, 0L);
+
+        assertThat(redis.hgetall(LOCK)).isEqualTo(before).containsEntry(OWNER, "2").containsEntry(TOKEN, "2");
+        assertThat(redis.get(COUNTER)).isEqualTo("2");
+    }
+
+    @Test
+    void aReentryWithTheTokenOfAHoldThatIsGoneAnswersMinusOneAndTakesNothing() {
+        long token = acquire(OWNER, 10_000).get(2);
+        redis.del(LOCK);
+
+        assertThat(acquireHolding(OWNER, Long.toString(token))).as("the lock is free").containsExactly(-1L, 0L);
+        assertThat(redis.exists(LOCK)).as("no new hold was started").isZero();
+
+        acquire(OTHER, 10_000);
+        Map<String, String> before = redis.hgetall(LOCK);
+        assertThat(acquireHolding(OWNER, Long.toString(token))).as("another owner holds it").containsExactly(-1L, 0L);
+        assertThat(redis.hgetall(LOCK)).isEqualTo(before);
+        assertThat(redis.get(COUNTER)).isEqualTo("2");
+    }
+
+    @Test
+    void freshReplacesTheOwnersHoldWithOneHoldAGreaterTokenAndItsOwnLease() {
+        acquire(OWNER, 1_000, "lost-hold");
+        acquire(OWNER, 1_000);
+        acquire(OWNER, 1_000);
+
+        assertThat(acquire(LOCK, OWNER, 10_000, "fresh-hold", "fresh")).containsExactly(1L, 1L, 2L);
+
+        assertThat(redis.hgetall(LOCK)).isEqualTo(Map.of(OWNER, "1", OWNER + ":call", "fresh-hold", TOKEN, "2"));
+        assertThat(redis.pttl(LOCK)).isGreaterThan(9_000L);
+    }
+
+    @Test
+    void freshOnAFreeLockStartsANewHold() {
+        redis.set(COUNTER, "7");
+
+        assertThat(acquireHolding(OWNER, "fresh")).containsExactly(1L, 1L, 8L);
+
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("8");
+    }
+
+    @Test
+    void freshIsRefusedWithTheHoldersLeaseWhileAnotherOwnerHolds() {
+        acquire(OTHER, 10_000);
+        Map<String, String> before = redis.hgetall(LOCK);
+
+        List<Long> refused = acquireHolding(OWNER, "fresh");
+
+        assertThat(refused).hasSize(2).first().isEqualTo(0L);
+        assertThat(refused.get(1)).isBetween(9_000L, 10_000L);
+        assertThat(redis.hgetall(LOCK)).isEqualTo(before);
+        assertThat(redis.get(COUNTER)).isEqualTo("1");
+    }
+
+    @Test
+    void aNewHoldAfterTheLockHashWasDeletedGetsAGreaterToken() {
+        long first = acquire(OWNER, 10_000).get(2);
+        redis.del(LOCK); // as its lease running out would
+
+        long second = acquire(OTHER, 10_000).get(2);
+
+        assertThat(second).isGreaterThan(first);
+        assertThat(redis.hget(LOCK, OTHER + ":token")).isEqualTo(Long.toString(second));
+    }
+
+    @Test
+    void namesInOneSlotShareTheCounterAndEachNamesTokensIncrease() {
+        String orders = "{shop}:orders";
+        String payments = "{shop}:payments";
+        String counter = LockKeys.of(orders).fenceCounter();
+        assertThat(LockKeys.of(payments).fenceCounter()).isEqualTo(counter);
+
+        long orders1 = acquire(orders, OWNER, 10_000, "o1", "").get(2);
+        long payments1 = acquire(payments, OWNER, 10_000, "p1", "").get(2);
+        redis.del(orders);
+        long orders2 = acquire(orders, OTHER, 10_000, "o2", "").get(2);
+        redis.del(payments);
+        long payments2 = acquire(payments, OTHER, 10_000, "p2", "").get(2);
+
+        assertThat(List.of(orders1, payments1, orders2, payments2)).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(redis.get(counter)).isEqualTo("4");
+    }
+
+    @Test
+    void aHoldWithoutATokenFieldAsA01ClientLeftItGetsOneAtItsNextReentry() {
+        redis.set(COUNTER, "5");
+        redis.hset(LOCK, Map.of(OWNER, "1", OWNER + ":call", "call-of-0.1"));
+        redis.pexpire(LOCK, 10_000);
+
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, 6L);
+        assertThat(acquire(OWNER, 10_000)).as("and keeps it").containsExactly(1L, 3L, 6L);
+
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("6");
+    }
+
+    /**
+     * Redis runs a script's commands up to the one the user may not run, and keeps what they
+     * wrote: a lock hash written before a refused command would be left without an expiry, held
+     * by nobody, forever.
+     */
+    @Test
+    void aUserWhoMayNotIncrementTheCounterIsRefusedBeforeTheLockHashChanges() {
+        server.command("ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "&*", "+@all", "-incr");
+        RedisClient limitedClient = RedisClient.create("redis://no-incr:pw@" + server.host() + ":" + server.port());
+        try (StatefulRedisConnection<String, String> limited = limitedClient.connect()) {
+            assertThatThrownBy(() -> limited.sync().eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
+                    new String[] {LOCK, COUNTER}, "10000", OWNER, "refused-call", ""))
+                    .hasMessageContaining("can't run this command");
+
+            assertThat(redis.exists(LOCK)).as("no lock hash left behind").isZero();
+            assertThat(redis.exists(COUNTER)).isZero();
+        } finally {
+            limitedClient.shutdown();
+            server.command("ACL", "DELUSER", "no-incr");
+        }
+    }
+
+    // ---- release.lua -------------------------------------------------------------------------
 
     @Test
     void undoTakesBackExactlyTheGrantOfItsCallAndOnlyOnce() {
@@ -91,6 +283,7 @@ class LockScriptsTest {
         assertThat(release(OWNER, "lost-grant", "undo")).as("a second undo of the same call").isNull();
 
         assertThat(redis.hget(LOCK, OWNER)).isEqualTo("1");
+        assertThat(redis.hget(LOCK, TOKEN)).as("the outer hold keeps its token").isEqualTo("1");
     }
 
     @Test
@@ -111,6 +304,17 @@ class LockScriptsTest {
 
         assertThat(redis.exists(LOCK)).isZero();
         assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("");
+    }
+
+    @Test
+    void undoOfANewHoldLeavesNoHoldAndTheCounterAdvanced() {
+        assertThat(acquire(OWNER, 10_000, "lost-grant")).containsExactly(1L, 1L, 1L);
+
+        assertThat(release(OWNER, "lost-grant", "undo")).isZero();
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(redis.get(COUNTER)).as("token 1 is a gap now").isEqualTo("1");
+        assertThat(acquire(OTHER, 10_000)).containsExactly(1L, 1L, 2L);
     }
 
     @Test
@@ -137,16 +341,6 @@ class LockScriptsTest {
     }
 
     @Test
-    void acquireOfAHeldLockAnswersTheHoldersRemainingLeaseAndChangesNothing() {
-        acquire(OWNER, 10_000);
-
-        Long remaining = acquire(OTHER, 30_000);
-
-        assertThat(remaining).isBetween(9_000L, 10_000L);
-        assertThat(redis.hgetall(LOCK)).containsOnlyKeys(OWNER, OWNER + ":call");
-    }
-
-    @Test
     void releaseByTheOwnerDeletesTheLockAndPublishesOnce() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(OWNER, 10_000);
@@ -166,6 +360,7 @@ class LockScriptsTest {
         assertThat(release(OWNER)).isEqualTo(1L);
 
         assertThat(redis.hget(LOCK, OWNER)).isEqualTo("1");
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("1");
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
 
@@ -186,6 +381,57 @@ class LockScriptsTest {
     }
 
     @Test
+    void endWithTheHoldsTokenDeletesTheLockWithEveryLevelAndPublishes() throws Exception {
+        BlockingQueue<String> messages = listen();
+        long token = acquire(OWNER, 10_000).get(2);
+        acquire(OWNER, 10_000);
+        acquire(OWNER, 10_000);
+
+        assertThat(end(OWNER, token)).isZero();
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("");
+        assertThat(redis.get(COUNTER)).as("the counter stays").isEqualTo("1");
+    }
+
+    @Test
+    void endWithAStaleTokenAnswersNilAndLeavesTheNewerHoldAlone() throws Exception {
+        long stale = acquire(OWNER, 10_000).get(2);
+        redis.del(LOCK);
+        acquire(OWNER, 10_000);
+        Map<String, String> before = redis.hgetall(LOCK);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(end(OWNER, stale)).isNull();
+        assertThat(end(OTHER, stale)).as("another owner's field").isNull();
+
+        assertThat(redis.hgetall(LOCK)).isEqualTo(before);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void endSentAgainFindsNothingToDoAndLeavesTheNextHolderAlone() throws Exception {
+        BlockingQueue<String> messages = listen();
+        long token = acquire(OWNER, 10_000).get(2);
+        assertThat(end(OWNER, token)).isZero();
+        acquire(OTHER, 10_000);
+
+        assertThat(end(OWNER, token)).isNull();
+
+        assertThat(redis.hget(LOCK, OTHER)).isEqualTo("1");
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("");
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("one message, from the first end").isNull();
+    }
+
+    @Test
+    void endOfAFreeLockAnswersNil() {
+        assertThat(end(OWNER, 1)).isNull();
+        assertThat(redis.exists(LOCK)).isZero();
+    }
+
+    // ---- force-release.lua -------------------------------------------------------------------
+
+    @Test
     void forceReleaseDeletesWhoeverHoldsItAndSaysWhetherItExisted() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(OWNER, 10_000);
@@ -197,6 +443,8 @@ class LockScriptsTest {
         assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("");
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
+
+    // ---- watchdog/renew.lua ------------------------------------------------------------------
 
     @Test
     void renewResetsTheLeaseOfHoldsThatExistAndReportsTheLostOnes() {
@@ -237,17 +485,28 @@ class LockScriptsTest {
         assertThat(redis.get("now-a-string")).isEqualTo("x");
     }
 
+    // ---- machinery ---------------------------------------------------------------------------
+
     private static int calls;
 
-    /** @return null if granted, else the holder's remaining lease */
-    private static Long acquire(String owner, long leaseMillis) {
+    /** @return the acquire script's answer: {1, hold count, token}, {0, the holder's lease} or {-1, 0} */
+    private static List<Long> acquire(String owner, long leaseMillis) {
         return acquire(owner, leaseMillis, "call-" + ++calls);
     }
 
-    private static Long acquire(String owner, long leaseMillis, String call) {
+    private static List<Long> acquire(String owner, long leaseMillis, String call) {
+        return acquire(LOCK, owner, leaseMillis, call, "");
+    }
+
+    /** @param held ARGV[4]: '', 'fresh' or the token of the hold to re-enter */
+    private static List<Long> acquireHolding(String owner, String held) {
+        return acquire(LOCK, owner, 10_000, "call-" + ++calls, held);
+    }
+
+    private static List<Long> acquire(String lock, String owner, long leaseMillis, String call, String held) {
         List<Object> reply = redis.eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
-                new String[] {LOCK}, Long.toString(leaseMillis), owner, call);
-        return (Long) reply.get(0) == 1L ? null : (Long) reply.get(1);
+                new String[] {lock, LockKeys.of(lock).fenceCounter()}, Long.toString(leaseMillis), owner, call, held);
+        return reply.stream().map(Long.class::cast).toList();
     }
 
     private static Long release(String owner) {
@@ -257,6 +516,12 @@ class LockScriptsTest {
     private static Long release(String owner, String call, String mode) {
         return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
                 new String[] {LOCK, CHANNEL}, owner, "publish", call, mode);
+    }
+
+    /** @return release.lua's answer to mode 'end' for the hold with this token */
+    private static Long end(String owner, long token) {
+        return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
+                new String[] {LOCK, CHANNEL}, owner, "publish", "call-" + ++calls, "end", Long.toString(token));
     }
 
     private static Long forceRelease() {

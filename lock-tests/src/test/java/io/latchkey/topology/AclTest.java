@@ -11,6 +11,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
+import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,12 +36,12 @@ class AclTest {
     /**
      * Everything the plain lock sends, directly or from its scripts: the connection handshake
      * (HELLO with its AUTH option; Lettuce's CLIENT SETINFO on Redis 7.2+ may be refused), the
-     * scripts (EVALSHA, EVAL on NOSCRIPT) and what they run (EXISTS, HEXISTS, HINCRBY, PEXPIRE,
-     * PTTL, DEL, PUBLISH), the queries (EXISTS, HGET, PTTL) and the wake-ups (SUBSCRIBE,
-     * UNSUBSCRIBE). Keys are limited to the application's
-     * lock names ({@code locks:*}) and Latchkey's own {@code latchkey:*} (the scripts declare the
-     * unlock channel as a key, so that Cluster routes its sharded publish), channels to
-     * {@code latchkey:*}.
+     * scripts (EVALSHA, EVAL on NOSCRIPT) and what they run (EXISTS, HEXISTS, HGET, HSET, HDEL,
+     * HINCRBY, INCR of the fencing counter, PEXPIRE, PTTL, DEL, PUBLISH), the queries (EXISTS,
+     * HGET, PTTL) and the wake-ups (SUBSCRIBE, UNSUBSCRIBE). Keys are limited to the application's
+     * lock names ({@code locks:*}) and Latchkey's own {@code latchkey:*} (the fencing counters
+     * {@code latchkey:fence:{S}}, and the unlock channel, which the scripts declare as a key so
+     * that Cluster routes its sharded publish), channels to {@code latchkey:*}.
      */
     static final List<String> LOCK_USER_RULES = List.of(
             "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
@@ -65,8 +66,12 @@ class AclTest {
         redis.command(noScripts.toArray(String[]::new));
         List<String> rulesOf01 = new ArrayList<>(setUser);
         rulesOf01.set(2, "locker01");
-        rulesOf01.removeAll(List.of("+hset", "+hdel"));
+        rulesOf01.removeAll(List.of("+hset", "+hdel", "+incr"));
         redis.command(rulesOf01.toArray(String[]::new));
+        List<String> rulesBeforeFencing = new ArrayList<>(setUser);
+        rulesBeforeFencing.set(2, "locker-unfenced");
+        rulesBeforeFencing.remove("+incr");
+        redis.command(rulesBeforeFencing.toArray(String[]::new));
     }
 
     @AfterAll
@@ -134,9 +139,10 @@ class AclTest {
     }
 
     /**
-     * A user with 0.1's minimal ACL, which lacks HSET: the acquire is refused before it changes
-     * anything. Before the scripts wrote the call's id first, the hold count was written and the
-     * script then failed before PEXPIRE, leaving a lock that never expires.
+     * A user with 0.1's minimal ACL, which lacks HSET (and INCR, which fencing tokens added): the
+     * acquire is refused before it changes anything. Before the scripts wrote the call's id
+     * first, the hold count was written and the script then failed before PEXPIRE, leaving a lock
+     * that never expires.
      */
     @Test
     void aUserWithoutHsetIsRefusedAndLeavesNoLockBehind() {
@@ -147,5 +153,27 @@ class AclTest {
 
         assertTrue(failure.getCause().getMessage().contains("can't run this command"), failure.getCause().getMessage());
         assertEquals(0L, redis.command("EXISTS", name), "nothing was written");
+        assertEquals(0L, redis.command("EXISTS", LockKeys.of(name).fenceCounter()), "nothing was written");
+    }
+
+    /**
+     * A user with the rules that sufficed before fencing tokens, which lack INCR: the acquire is
+     * refused before it changes the lock, so the lock stays free for a user with the full rules.
+     * Had the script written to the lock hash before its INCR was refused, the hash would be left
+     * without an expiry and with no hold in it, and nobody could take the lock again.
+     */
+    @Test
+    void aUserWithoutIncrIsRefusedAndLeavesTheLockFreeForOthers() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        DistributedLock refused = connect("locker-unfenced", "s3cret", Duration.ofSeconds(10)).getLock(name);
+
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> refused.lockAsync(1).get(5, TimeUnit.SECONDS));
+
+        assertEquals(LockRefusedException.class, failure.getCause().getClass(), "Redis answered with an error");
+        assertTrue(failure.getCause().getMessage().contains("can't run this command"), failure.getCause().getMessage());
+        assertEquals(0L, redis.command("EXISTS", name), "nothing was written");
+        DistributedLock allowed = connect("locker", "s3cret", Duration.ofSeconds(10)).getLock(name);
+        assertTrue(allowed.tryLock(), "the lock is free");
+        allowed.unlock();
     }
 }

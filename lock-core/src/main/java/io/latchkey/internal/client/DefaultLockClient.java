@@ -261,13 +261,13 @@ public final class DefaultLockClient implements LockClient {
         }
 
         @Override
-        public HoldRegistry holds() {
-            return holds;
+        public Ticker ticker() {
+            return ticker;
         }
 
         @Override
-        public Ticker ticker() {
-            return ticker;
+        public HoldRegistry holds() {
+            return holds;
         }
     }
 }

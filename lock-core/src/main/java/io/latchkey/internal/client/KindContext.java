@@ -1,6 +1,7 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
+import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
@@ -40,6 +41,6 @@ public interface KindContext {
     /** @return the client's clock, for kinds that measure time on their own */
     Ticker ticker();
 
-    /** @return the client's holds, also for a client with no Redis of its own (RedLock only) */
-    io.latchkey.internal.hold.HoldRegistry holds();
+    /** @return where the client records the holds of its owners, for every kind */
+    HoldRegistry holds();
 }

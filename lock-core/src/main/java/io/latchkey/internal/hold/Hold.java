@@ -34,6 +34,8 @@ public final class Hold {
     private final Timer timer;
     private final Ticker ticker;
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
+    /** What every handle shows: a caller completing or cancelling it does not touch {@link #lost}. */
+    private final CompletableFuture<Void> notice = lost.copy();
     /** Guarded by this. */
     private State state = State.HELD;
     /** Guarded by this: grants not yet released. */
@@ -76,6 +78,11 @@ public final class Hold {
     /** @return completes when the hold is found lost; never after a normal release */
     public CompletableFuture<Void> lost() {
         return lost;
+    }
+
+    /** @return the hold's one public loss notice, a copy of {@link #lost()}, the same for every handle */
+    public CompletableFuture<Void> notice() {
+        return notice;
     }
 
     /** @return true while held: not released, not lost */

@@ -49,8 +49,9 @@ final class HoldHandle implements LockHold {
 
     @Override
     public CompletableFuture<Void> leaseLost() {
-        // A copy: a caller completing or cancelling it must not touch the hold's own notice.
-        return hold.lost().copy();
+        // One copy per hold: every handle returns the same future, and a caller completing or
+        // cancelling it does not touch the hold's own notice.
+        return hold.notice();
     }
 
     @Override

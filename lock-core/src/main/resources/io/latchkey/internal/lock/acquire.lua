@@ -19,7 +19,7 @@
 local lock, counter = KEYS[1], KEYS[2]
 local lease, owner, call, held = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local token_field = owner .. ':token'
-local token
+local token, replace
 if held ~= '' and held ~= 'fresh' then
     token = redis.call('hget', lock, token_field)
     if token ~= held then
@@ -28,18 +28,26 @@ if held ~= '' and held ~= 'fresh' then
 elseif redis.call('hexists', lock, owner) == 1 then
     if held == 'fresh' then
         -- A hold of this owner that its client gave up for lost: the new hold replaces it.
-        redis.call('del', lock)
+        replace = true
     else
         token = redis.call('hget', lock, token_field)
     end
 elseif redis.call('exists', lock) == 1 then
     return {0, redis.call('pttl', lock)}
 end
--- The call's id first: a user whose ACL lacks HSET is refused before anything changed.
-redis.call('hset', lock, owner .. ':call', call)
-if not token then
+-- Writes in this order, so that a user whose ACL lacks INCR or HSET is refused before the lock
+-- changed (Redis keeps what a script wrote before a refused command: a lock hash written then
+-- would be left without an expiry): the counter first, where a refused HSET leaves a gap only.
+local new_token = not token
+if new_token then
     -- A new hold; or one taken before tokens existed, which gets one now.
     token = redis.call('incr', counter)
+end
+if replace then
+    redis.call('del', lock)
+end
+redis.call('hset', lock, owner .. ':call', call)
+if new_token then
     redis.call('hset', lock, token_field, token)
 end
 local count = redis.call('hincrby', lock, owner, 1)

@@ -30,11 +30,15 @@ local token_field = caller .. ':token'
 
 -- One more hold for the caller, a new hold taking the next token; a re-entry never shortens the lease.
 local function grant()
-    -- The call's id first: a user whose ACL lacks HSET is refused before anything changed.
-    redis.call('hset', lock, caller .. ':call', call)
+    -- The counter first, then the call's id: a user whose ACL lacks INCR or HSET is refused
+    -- before the lock changed (see lock-core's acquire.lua).
     local token = redis.call('hget', lock, token_field)
-    if not token then
+    local new_token = not token
+    if new_token then
         token = redis.call('incr', counter)
+    end
+    redis.call('hset', lock, caller .. ':call', call)
+    if new_token then
         redis.call('hset', lock, token_field, token)
     end
     local count = redis.call('hincrby', lock, caller, 1)

@@ -120,11 +120,15 @@ final class QuorumLease {
         }
     }
 
-    /** The hold was given up for lost by the client: its renewals keep nothing safe any more. */
-    private synchronized void stop() {
-        if (!over) {
+    /** The hold was given up for lost by the client (its lease ran out unconfirmed): its renewals keep nothing safe any more. */
+    private void stop() {
+        synchronized (this) {
+            if (over) {
+                return;
+            }
             end();
         }
+        lostLeaseListener.leaseLost(name, owner);
     }
 
     /**
