@@ -23,7 +23,7 @@ import java.util.List;
  *
  * <pre>{@code
  * try (LockHold hold = lock.acquire()) {
- *     // UPDATE stock SET count = ?, token = ? WHERE sku = ? AND token < ?
+ *     // UPDATE stock SET count = ?, token = ? WHERE sku = ? AND token <= ?
  *     store.write(sku, count, hold.fencingToken());
  * }
  * }</pre>

@@ -249,9 +249,12 @@ class ClusterLockTest {
         String targetId = String.valueOf(target.command("CLUSTER", "MYID"));
         target.command("CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId);
         source.command("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId);
-        source.command("MIGRATE", target.host(), Integer.toString(target.port()), "", "0", "5000", "KEYS", name);
-        assertEquals(0L, source.command("CLUSTER", "COUNTKEYSINSLOT", slot), "the lock's key left the source");
-        assertEquals(1L, target.command("CLUSTER", "COUNTKEYSINSLOT", slot), "the lock's key is on the target");
+        // Every key of the slot moves: the lock's, and the slot's fencing counter.
+        List<String> migrate = new ArrayList<>(List.of("MIGRATE", target.host(), Integer.toString(target.port()), "", "0", "5000", "KEYS"));
+        ((List<?>) source.command("CLUSTER", "GETKEYSINSLOT", slot, "100")).forEach(key -> migrate.add(key.toString()));
+        source.command(migrate.toArray(String[]::new));
+        assertEquals(0L, source.command("CLUSTER", "COUNTKEYSINSLOT", slot), "the lock's keys left the source");
+        assertEquals(2L, target.command("CLUSTER", "COUNTKEYSINSLOT", slot), "the lock and its slot's fencing counter are on the target");
         long released = System.nanoTime();
         // Redis answers TRYAGAIN to a multi-key script on a slot in mid-migration; the client
         // retries within its command timeout, by which time the migration is complete.

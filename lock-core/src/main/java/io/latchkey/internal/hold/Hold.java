@@ -166,7 +166,7 @@ public final class Hold {
                 return;
             }
         }
-        lose("its lease ran out before Redis confirmed a renewal", true);
+        lose("its lease ran out before it was released or renewed", true);
     }
 
     /**
