@@ -100,6 +100,20 @@ public final class HoldCalls {
         });
     }
 
+    /**
+     * Ends a hold that the client gave up for lost, if Redis still has it, before the owner's next
+     * call on the lock: its next acquisition must be a new hold.
+     *
+     * @param owner the owner id
+     * @param token the lost hold's token
+     */
+    public void endLost(long owner, long token) {
+        String field = context.field(owner);
+        String call = context.unsettled().nextCallId();
+        context.unsettled().settleLater(context.hold(lock, owner), "end of lost hold " + token,
+                () -> scripts.end(field, call, token));
+    }
+
     /** One granted level of a hold whose count is kept in the lock hash. */
     private final class Granted implements TryResult.Grant {
         private final long owner;
@@ -133,10 +147,7 @@ public final class HoldCalls {
             hold.onLoss((lost, mayRemainInRedis) -> {
                 context.renewer().cancel(context.executor(), lock, field);
                 if (mayRemainInRedis) {
-                    // Before the owner's next call: its next acquisition must be a new hold.
-                    String call = context.unsettled().nextCallId();
-                    context.unsettled().settleLater(context.hold(lock, owner), "end of lost hold " + token,
-                            () -> scripts.end(field, call, token));
+                    endLost(owner, token);
                 }
             });
             long leaseNanos = context.renewer().lease().toNanos();

@@ -101,6 +101,17 @@ public final class ReentrantLockProtocol implements LockProtocol {
         return holds.tryAcquireNew(owner, lease);
     }
 
+    /**
+     * Ends a hold of the owner that a composite (a RedLock) gave up for lost, if this Redis still
+     * has it (see {@link HoldCalls#endLost}).
+     *
+     * @param owner the owner id
+     * @param token the token this Redis gave the hold
+     */
+    public void endLost(long owner, long token) {
+        holds.endLost(owner, token);
+    }
+
     @Override
     public HoldRegistry holdRegistry() {
         return context.holds();

@@ -102,6 +102,19 @@ final class Master {
     }
 
     /**
+     * Ends the owner's hold on this master, if it still has it, once the RedLock gave the hold up
+     * for lost; a master that is not connected has nothing of it.
+     *
+     * @param token the token this master gave the hold
+     */
+    void endLost(long owner, long token) {
+        ReentrantLockProtocol plain = protocol();
+        if (plain != null) {
+            plain.endLost(owner, token);
+        }
+    }
+
+    /**
      * @param token a RedLock hold's token
      * @return the master's fencing counter for the lock, raised to at least {@code token}
      */

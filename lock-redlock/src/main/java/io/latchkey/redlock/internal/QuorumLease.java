@@ -87,8 +87,6 @@ final class QuorumLease {
                 return;
             }
             quorum = new QuorumLease(lock, owner, hold);
-            QuorumLease watch = quorum;
-            hold.onLoss((lost, mayRemainInRedis) -> watch.stop());
         }
         quorum.granted(granted, validUntilNanos);
     }
@@ -121,7 +119,7 @@ final class QuorumLease {
     }
 
     /** The hold was given up for lost by the client (its lease ran out unconfirmed): its renewals keep nothing safe any more. */
-    private void stop() {
+    void stop() {
         synchronized (this) {
             if (over) {
                 return;

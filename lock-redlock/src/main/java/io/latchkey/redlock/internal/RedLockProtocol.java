@@ -256,15 +256,15 @@ public final class RedLockProtocol implements LockProtocol {
         Votes.Outcome outcome = votes.decide(validityLeftNanos);
         if (outcome == Votes.Outcome.ACQUIRED) {
             if (heldToken != 0) {
-                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, votes.granted(), validUntilNanos));
+                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, tokens, validUntilNanos));
             }
             long token = FencingQuorum.tokenOf(tokens);
             if (FencingQuorum.alreadyStands(tokens, token, majority)) {
-                return CompletableFuture.completedFuture(granted(owner, lease, token, votes.granted(), validUntilNanos));
+                return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
             }
             return FencingQuorum.raise(tokens, token, majority).thenCompose(standing -> {
                 if (standing && validUntilNanos - ticker.read() > 0) {
-                    return CompletableFuture.completedFuture(granted(owner, lease, token, votes.granted(), validUntilNanos));
+                    return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
                 }
                 // Too few raised in time: the token could not be trusted, so the try counts as late.
                 return giveBack(owner, Votes.Outcome.TOO_LATE, votes, votes.granted(), null);
@@ -273,7 +273,9 @@ public final class RedLockProtocol implements LockProtocol {
         return giveBack(owner, outcome, votes, votes.toRelease(outcome), failure);
     }
 
-    private TryResult granted(long owner, LeaseTerm lease, long token, List<Master> granted, long validUntilNanos) {
+    /** @param tokens the granting masters, each with the token it gave its part of the hold */
+    private TryResult granted(long owner, LeaseTerm lease, long token, Map<Master, Long> tokens, long validUntilNanos) {
+        List<Master> granted = List.copyOf(tokens.keySet());
         return TryResult.acquired(new TryResult.Grant() {
             @Override
             public long fencingToken() {
@@ -287,6 +289,17 @@ public final class RedLockProtocol implements LockProtocol {
 
             @Override
             public void start(Hold hold) {
+                // The first grant's masters: a hold given up for lost while they may still have it
+                // (its lease ran out by the client's reckoning, which allows for drift) is ended there.
+                hold.onLoss((lost, mayRemainInRedis) -> {
+                    QuorumLease renewed = QuorumLease.find(masters, owner);
+                    if (renewed != null) {
+                        renewed.stop();
+                    }
+                    if (mayRemainInRedis) {
+                        tokens.forEach((master, part) -> master.endLost(owner, part));
+                    }
+                });
                 try {
                     QuorumLease.acquired(RedLockProtocol.this, owner, lease, granted, validUntilNanos, hold);
                 } catch (RuntimeException e) {
