@@ -8,9 +8,14 @@
  *       methods their interrupt semantics by waiting on futures.</li>
  *   <li>{@link io.latchkey.internal.lock.AcquireAttempt}: the one acquire loop, a chain of
  *       futures. It asks an {@link io.latchkey.internal.lock.AcquireProtocol} for one try at a
- *       time, waits between tries on the kind's wake-ups, and hands every grant's
- *       {@link io.latchkey.internal.lock.TryResult.Renewal} to the watchdog: renewal starts in
- *       this one place for every kind.</li>
+ *       time, waits between tries on the kind's wake-ups, and records every grant's
+ *       {@link io.latchkey.internal.lock.TryResult.Grant} as a level of the owner's hold
+ *       ({@link io.latchkey.internal.lock.LockHolds}), which hands it to the watchdog: renewal
+ *       starts in this one place for every kind.</li>
+ *   <li>{@link io.latchkey.internal.lock.LockHolds}: the client's side of the holds of one lock,
+ *       kept in the client's {@link io.latchkey.internal.hold.HoldRegistry}: a release, a
+ *       handle's close ({@link io.latchkey.internal.lock.HoldHandle}) or a re-entry of a hold
+ *       whose lease was lost fails with {@code LeaseLostException}.</li>
  *   <li>A lock kind is an {@code AcquireProtocol} (try, release, give up, wake-ups) plus
  *       {@link io.latchkey.internal.lock.LockQueries}; together a
  *       {@link io.latchkey.internal.lock.LockProtocol}. A new kind implements those and touches
