@@ -84,6 +84,40 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedLock getRedLock(String name);
 
+    /**
+     * A read-write lock: shared readers, one exclusive writer, writers not starved by readers.
+     *
+     * @param name the lock's name, which is also its Redis key; not null or empty
+     * @return the read-write lock
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is empty
+     */
+    DistributedReadWriteLock getReadWriteLock(String name);
+
+    /**
+     * A semaphore of leased permits.
+     *
+     * @param name the semaphore's name; not null or empty
+     * @param permits how many permits may be out at once; at least 1
+     * @return the semaphore
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is empty or {@code permits < 1}
+     */
+    DistributedSemaphore getSemaphore(String name, int permits);
+
+    /**
+     * A lock over several locks, all or none: it takes every part, in an order that cannot
+     * deadlock with another multi-lock over the same locks, or, on timeout or failure, releases
+     * the parts it took before returning. Its holds list a hold per part
+     * ({@link LockHold#parts()}) and have no fencing token of their own.
+     *
+     * @param locks the parts: at least one, of any kinds and any clients, none null
+     * @return the multi-lock
+     * @throws NullPointerException if {@code locks} or one of them is null
+     * @throws IllegalArgumentException if {@code locks} is empty
+     */
+    DistributedLock getMultiLock(DistributedLock... locks);
+
     /** Stops lease renewal, fails pending waits and closes every connection. Idempotent. */
     @Override
     void close();

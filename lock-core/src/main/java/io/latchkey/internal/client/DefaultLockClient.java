@@ -1,6 +1,8 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
+import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.internal.client.LockKindProvider.Kind;
@@ -112,6 +114,23 @@ public final class DefaultLockClient implements LockClient {
     @Override
     public DistributedLock getRedLock(String name) {
         return kind(Kind.RED).lock(requireName(name));
+    }
+
+    @Override
+    public DistributedReadWriteLock getReadWriteLock(String name) {
+        requireName(name);
+        throw new UnsupportedOperationException("read-write lock: not built yet");
+    }
+
+    @Override
+    public DistributedSemaphore getSemaphore(String name, int permits) {
+        requireName(name);
+        throw new UnsupportedOperationException("semaphore: not built yet");
+    }
+
+    @Override
+    public DistributedLock getMultiLock(DistributedLock... locks) {
+        throw new UnsupportedOperationException("multi-lock: not built yet");
     }
 
     private LockKind kind(Kind kind) {

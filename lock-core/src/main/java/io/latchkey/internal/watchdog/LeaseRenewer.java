@@ -20,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The watchdog: renews every registered hold each third of the watchdog lease, all holds on one
- * Redis in one script call per round (in chunks of {@value #MAX_BATCH}); in a Cluster, one call
- * per hash slot, since a script may only touch keys of one slot.
+ * The watchdog: renews every registered hold each third of the watchdog lease, all holds of one
+ * {@link Renewal kind} on one Redis in one script call per round (in chunks of
+ * {@value #MAX_BATCH}); in a Cluster, one call per hash slot, since a script may only touch keys
+ * of one slot.
  *
  * <p>A renewal only extends a hold that still exists for its owner, so a renewal racing an unlock
  * cannot bring the lock back; a hold found gone is dropped and reported as a lost lease. The
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 public final class LeaseRenewer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
-    private static final Script RENEW = Script.load(LeaseRenewer.class, "renew.lua");
+    /** How the holds of a lock hash ({@code <owner field> -> hold count}) are renewed. */
+    public static final Renewal LOCK_HASH = new Renewal(Script.load(LeaseRenewer.class, "renew.lua"), 1);
     static final int MAX_BATCH = 500;
 
     private final Timer timer;
@@ -71,7 +73,7 @@ public final class LeaseRenewer implements AutoCloseable {
         }
         holds.compute(new HoldKey(executor, key, field), (id, hold) -> {
             if (hold == null) {
-                return RenewedHold.pinned(key, field, listener);
+                return RenewedHold.pinned(LOCK_HASH, List.of(key), field, listener);
             }
             hold.pinned = true;
             return hold;
@@ -94,6 +96,28 @@ public final class LeaseRenewer implements AutoCloseable {
      */
     public void granted(RedisExecutor executor, String key, String field, boolean renewed, long holdCount,
                         LeaseListener listener) {
+        granted(executor, LOCK_HASH, List.of(key), field, renewed, holdCount, listener);
+    }
+
+    /**
+     * As {@link #granted(RedisExecutor, String, String, boolean, long, LeaseListener)}, for a hold
+     * that another script renews: a read hold, a semaphore permit.
+     *
+     * @param executor the Redis that holds it
+     * @param renewal the script that renews such holds
+     * @param keys the hold's keys, as many as {@code renewal} takes per hold, in one hash slot;
+     *     the first identifies the hold with {@code field}
+     * @param field the owner's field, or the permit's id
+     * @param renewed true if this level took the watchdog lease
+     * @param holdCount the hold count after the grant: 1 for a new hold
+     * @param listener told when the hold is found gone
+     */
+    public void granted(RedisExecutor executor, Renewal renewal, List<String> keys, String field, boolean renewed,
+                        long holdCount, LeaseListener listener) {
+        if (keys.size() != renewal.keysPerHold()) {
+            throw new IllegalArgumentException(renewal + " takes " + renewal.keysPerHold() + " key(s) per hold, not " + keys);
+        }
+        String key = keys.get(0);
         if (closed) {
             return;
         }
@@ -106,7 +130,7 @@ public final class LeaseRenewer implements AutoCloseable {
                 // A new hold with a fixed lease, or a re-entry of one that has no watchdog level.
                 return null;
             }
-            RenewedHold fresh = new RenewedHold(key, field, listener);
+            RenewedHold fresh = new RenewedHold(renewal, keys, field, listener);
             for (long level = 1; level < holdCount; level++) {
                 fresh.push(false);
             }
@@ -186,13 +210,13 @@ public final class LeaseRenewer implements AutoCloseable {
         Map<Shard, List<Map.Entry<HoldKey, RenewedHold>>> byShard = new LinkedHashMap<>();
         holds.entrySet().forEach(entry -> {
             RedisExecutor executor = entry.getKey().executor();
-            Shard shard = new Shard(executor, executor.shardOf(entry.getKey().key()));
+            Shard shard = new Shard(executor, executor.shardOf(entry.getKey().key()), entry.getValue().renewal());
             byShard.computeIfAbsent(shard, any -> new ArrayList<>()).add(Map.entry(entry.getKey(), entry.getValue()));
         });
         List<CompletableFuture<Boolean>> rounds = new ArrayList<>();
         byShard.forEach((shard, entries) -> {
             for (int from = 0; from < entries.size(); from += MAX_BATCH) {
-                rounds.add(renew(shard.executor(), entries.subList(from, Math.min(entries.size(), from + MAX_BATCH))));
+                rounds.add(renew(shard.executor(), shard.renewal(), entries.subList(from, Math.min(entries.size(), from + MAX_BATCH))));
             }
         });
         CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
@@ -206,16 +230,20 @@ public final class LeaseRenewer implements AutoCloseable {
     }
 
     /** @return completes with false if the round failed and should be retried soon */
-    private CompletableFuture<Boolean> renew(RedisExecutor executor, List<Map.Entry<HoldKey, RenewedHold>> batch) {
-        String[] keys = new String[batch.size()];
+    private CompletableFuture<Boolean> renew(RedisExecutor executor, Renewal renewal,
+                                             List<Map.Entry<HoldKey, RenewedHold>> batch) {
+        String[] keys = new String[batch.size() * renewal.keysPerHold()];
         String[] args = new String[batch.size() + 1];
         args[0] = Long.toString(lease.toMillis());
         for (int i = 0; i < batch.size(); i++) {
-            keys[i] = batch.get(i).getValue().key();
+            List<String> holdKeys = batch.get(i).getValue().keys();
+            for (int k = 0; k < holdKeys.size(); k++) {
+                keys[i * renewal.keysPerHold() + k] = holdKeys.get(k);
+            }
             args[i + 1] = batch.get(i).getValue().field();
         }
         long sentAtNanos = ticker.read();
-        return executor.<List<Object>>eval(keys[0], RENEW, ScriptOutputType.MULTI, keys, args).handle((renewed, failure) -> {
+        return executor.<List<Object>>eval(keys[0], renewal.script(), ScriptOutputType.MULTI, keys, args).handle((renewed, failure) -> {
             if (failure != null) {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
                         batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(periodNanos / 4), failure.getMessage());
@@ -239,7 +267,40 @@ public final class LeaseRenewer implements AutoCloseable {
     private record HoldKey(RedisExecutor executor, String key, String field) {
     }
 
-    private record Shard(RedisExecutor executor, int shard) {
+    private record Shard(RedisExecutor executor, int shard, Renewal renewal) {
+    }
+
+    /**
+     * A renewal script and how many keys it takes per hold. Every such script takes
+     * {@code KEYS} = each hold's keys in turn, {@code ARGV[1]} = the lease in milliseconds and
+     * {@code ARGV[i+1]} = the field of hold {@code i}, and returns per hold 1 if the hold was
+     * still there and now runs at least the lease from now, else 0 with nothing changed, as
+     * {@code renew.lua} does for lock hashes. Compared by identity: one constant per kind of hold.
+     *
+     * @param script the script
+     * @param keysPerHold how many keys each hold passes, the first being the one it is known by
+     */
+    public record Renewal(Script script, int keysPerHold) {
+
+        /**
+         * @param script the script
+         * @param keysPerHold at least 1
+         */
+        public Renewal {
+            if (keysPerHold < 1) {
+                throw new IllegalArgumentException("keysPerHold must be at least 1: " + keysPerHold);
+            }
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return this == other;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
     }
 
     /**
@@ -248,7 +309,8 @@ public final class LeaseRenewer implements AutoCloseable {
      * inside the map's compute functions, which serialize per hold.
      */
     private static final class RenewedHold {
-        private final String key;
+        private final Renewal renewal;
+        private final List<String> keys;
         private final String field;
         private final LeaseListener listener;
         private final Deque<Boolean> levels = new ArrayDeque<>();
@@ -256,14 +318,15 @@ public final class LeaseRenewer implements AutoCloseable {
         /** Renewed as a whole until cancelled, whatever its levels. */
         private boolean pinned;
 
-        RenewedHold(String key, String field, LeaseListener listener) {
-            this.key = key;
+        RenewedHold(Renewal renewal, List<String> keys, String field, LeaseListener listener) {
+            this.renewal = renewal;
+            this.keys = List.copyOf(keys);
             this.field = field;
             this.listener = listener;
         }
 
-        static RenewedHold pinned(String key, String field, LeaseListener listener) {
-            RenewedHold hold = new RenewedHold(key, field, listener);
+        static RenewedHold pinned(Renewal renewal, List<String> keys, String field, LeaseListener listener) {
+            RenewedHold hold = new RenewedHold(renewal, keys, field, listener);
             hold.pinned = true;
             return hold;
         }
@@ -286,8 +349,16 @@ public final class LeaseRenewer implements AutoCloseable {
             return pinned || watchdogLevels > 0;
         }
 
+        Renewal renewal() {
+            return renewal;
+        }
+
+        List<String> keys() {
+            return keys;
+        }
+
         String key() {
-            return key;
+            return keys.get(0);
         }
 
         String field() {
