@@ -18,6 +18,7 @@ module io.latchkey.core {
 
     exports io.latchkey;
     exports io.latchkey.internal.client to io.latchkey.fair, io.latchkey.redlock;
+    exports io.latchkey.internal.events to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.hold to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.lock to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.redis to io.latchkey.fair, io.latchkey.redlock;

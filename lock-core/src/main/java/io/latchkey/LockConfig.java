@@ -41,6 +41,7 @@ public final class LockConfig {
     private final Duration commandTimeout;
     private final Duration redLockAttemptTimeout;
     private final Optional<Path> trustedCertificates;
+    private final LockEventListener eventListener;
 
     private LockConfig(Builder builder, Duration watchdogTimeout, Duration fairLockWaitTimeout,
             Duration commandTimeout, Duration redLockAttemptTimeout) {
@@ -52,6 +53,7 @@ public final class LockConfig {
         this.commandTimeout = commandTimeout;
         this.redLockAttemptTimeout = redLockAttemptTimeout;
         this.trustedCertificates = Optional.ofNullable(builder.trustedCertificates);
+        this.eventListener = builder.eventListener;
     }
 
     /**
@@ -109,6 +111,14 @@ public final class LockConfig {
         return trustedCertificates;
     }
 
+    /**
+     * {@return the listener told of the client's lock events; {@link LockEventListener#NONE}
+     * unless one was set}
+     */
+    public LockEventListener eventListener() {
+        return eventListener;
+    }
+
     @Override
     public String toString() {
         return "LockConfig{address=" + address.map(Redaction::uri).orElse("none")
@@ -133,6 +143,7 @@ public final class LockConfig {
         private Duration commandTimeout;
         private Duration redLockAttemptTimeout;
         private Path trustedCertificates;
+        private LockEventListener eventListener = LockEventListener.NONE;
 
         private Builder() {
         }
@@ -245,6 +256,20 @@ public final class LockConfig {
          */
         public Builder trustedCertificates(Path pemFile) {
             this.trustedCertificates = Objects.requireNonNull(pemFile, "pemFile");
+            return this;
+        }
+
+        /**
+         * Sets the listener told of every acquisition, release, renewal, lost lease and local
+         * hand-off of the client's locks, on Latchkey's threads (see {@link LockEventListener}
+         * for what it must and must not do). To tell several listeners, pass one that tells each.
+         *
+         * @param listener the listener; not null ({@link LockEventListener#NONE}, the default,
+         *     for none)
+         * @return this builder
+         */
+        public Builder eventListener(LockEventListener listener) {
+            this.eventListener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

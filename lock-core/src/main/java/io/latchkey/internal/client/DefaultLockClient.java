@@ -6,6 +6,7 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.internal.client.LockKindProvider.Kind;
+import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
@@ -59,9 +60,10 @@ public final class DefaultLockClient implements LockClient {
         this.config = config;
         this.resources = resources;
         this.ticker = ticker;
-        this.renewer = new LeaseRenewer(resources.timer(), ticker, config.watchdogTimeout());
+        LockEvents events = LockEvents.of(config.eventListener());
+        this.renewer = new LeaseRenewer(resources.timer(), ticker, config.watchdogTimeout(), events);
         this.unsettled = new UnsettledCalls(resources.timer());
-        this.holds = new HoldRegistry(resources.timer(), ticker);
+        this.holds = new HoldRegistry(resources.timer(), ticker, events);
         this.own = topology == null ? null : attach(topology);
     }
 

@@ -1,5 +1,6 @@
 package io.latchkey.internal.hold;
 
+import io.latchkey.LockEventListener;
 import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -33,6 +34,8 @@ public final class Hold {
     private final long token;
     private final Timer timer;
     private final Ticker ticker;
+    /** When the first grant was recorded, by the ticker: the start of the time held. */
+    private final long startedNanos;
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
     /** What every handle shows: a caller completing or cancelling it does not touch {@link #lost}. */
     private final CompletableFuture<Void> notice = lost.copy();
@@ -58,6 +61,12 @@ public final class Hold {
         this.token = token;
         this.timer = timer;
         this.ticker = ticker;
+        this.startedNanos = ticker.read();
+    }
+
+    /** @return when the hold began, by the client's ticker */
+    public long startedNanos() {
+        return startedNanos;
     }
 
     /** @return the owner */
@@ -215,6 +224,9 @@ public final class Hold {
         try {
             handler.lost(this, mayRemainInRedis);
         } finally {
+            if (registry.events().enabled()) {
+                registry.events().leaseLost(new LockEventListener.LeaseLost(lockName, key.owner(), token, lossReason));
+            }
             lost.complete(null);
         }
     }

@@ -1,5 +1,6 @@
 package io.latchkey.internal.hold;
 
+import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
 import java.util.ArrayList;
@@ -17,15 +18,34 @@ public final class HoldRegistry {
 
     private final Timer timer;
     private final Ticker ticker;
+    private final LockEvents events;
     private final Map<Key, Hold> holds = new ConcurrentHashMap<>();
 
     /**
+     * A registry that tells no events.
+     *
      * @param timer the client's timer, which checks when leases run out
      * @param ticker the client's clock
      */
     public HoldRegistry(Timer timer, Ticker ticker) {
+        this(timer, ticker, LockEvents.NONE);
+    }
+
+    /**
+     * @param timer the client's timer, which checks when leases run out
+     * @param ticker the client's clock
+     * @param events where the client's lock events go: every kind's holds are recorded here, so
+     *     every kind reaches them here
+     */
+    public HoldRegistry(Timer timer, Ticker ticker, LockEvents events) {
         this.timer = timer;
         this.ticker = ticker;
+        this.events = events;
+    }
+
+    /** @return where the client's lock events go */
+    public LockEvents events() {
+        return events;
     }
 
     /**

@@ -1,10 +1,14 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.LockEventListener;
+import io.latchkey.LockEventListener.AcquireOutcome;
+import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,6 +59,9 @@ final class AcquireAttempt {
      */
     static AcquireAttempt start(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         AcquireAttempt attempt = new AcquireAttempt(protocol, holds, owner, lease, waitNanos);
+        if (holds.events().enabled()) {
+            attempt.tellEvents(holds.events());
+        }
         attempt.wakeups = protocol.wakeupsIfWaitedFor(owner);
         attempt.result.whenComplete((acquired, failure) -> {
             Wakeups current = attempt.wakeups;
@@ -64,6 +71,20 @@ final class AcquireAttempt {
         });
         attempt.tryOnce();
         return attempt;
+    }
+
+    /** Tells the start now and the end when the result completes, whichever way. */
+    private void tellEvents(LockEvents events) {
+        long startNanos = ticker.read();
+        String kind = protocol.kind();
+        events.acquireStarted(new LockEventListener.AcquireStarted(protocol.name(), kind, owner));
+        result.whenComplete((hold, failure) -> {
+            AcquireOutcome outcome = failure instanceof CancellationException ? AcquireOutcome.INTERRUPTED
+                    : failure != null ? AcquireOutcome.FAILED
+                    : hold == null ? AcquireOutcome.TIMED_OUT : AcquireOutcome.ACQUIRED;
+            events.acquireEnded(new LockEventListener.AcquireEnded(protocol.name(), kind, owner,
+                    LockEvents.between(startNanos, ticker.read()), outcome, hold == null ? 0 : hold.token()));
+        });
     }
 
     static long forever() {

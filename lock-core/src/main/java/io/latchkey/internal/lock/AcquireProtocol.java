@@ -69,6 +69,14 @@ public interface AcquireProtocol {
     /** @return what identifies this lock on this client: equal for every lock object of it */
     Object identity();
 
+    /**
+     * @return the kind's name as events and metrics show it ({@code "plain"}, {@code "fair"},
+     *     {@code "red"}, …): short, lower case, the same for every lock of the kind
+     */
+    default String kind() {
+        return "unnamed";
+    }
+
     /** @return the clock that the acquire loop measures the caller's wait with: the client's ticker */
     default Ticker ticker() {
         return Ticker.system();

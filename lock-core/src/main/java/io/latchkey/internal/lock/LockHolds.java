@@ -1,5 +1,7 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.LockEventListener;
+import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.LockExceptions;
@@ -66,8 +68,8 @@ final class LockHolds {
         }
         return protocol.release(owner).handle((ok, failure) -> {
             if (failure == null) {
-                if (hold != null) {
-                    hold.leave();
+                if (hold != null && hold.leave()) {
+                    released(hold);
                 }
                 return null;
             }
@@ -76,10 +78,10 @@ final class LockHolds {
                 hold.lose("the owner's release found it gone from Redis", false);
                 throw new CompletionException(endLost(hold));
             }
-            if (hold != null) {
+            if (hold != null && hold.leave()) {
                 // Redis failed: the level is released here, and in Redis once it answers (or
                 // when its lease runs out, the watchdog having stopped renewing it at once).
-                hold.leave();
+                released(hold);
             }
             throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
         });
@@ -99,6 +101,19 @@ final class LockHolds {
             return CompletableFuture.failedFuture(LockExceptions.holdAlreadyReleased(protocol.name(), hold.owner()));
         }
         return release(hold.owner());
+    }
+
+    /** @return where the client's lock events go */
+    LockEvents events() {
+        return registry.events();
+    }
+
+    private void released(Hold hold) {
+        LockEvents events = registry.events();
+        if (events.enabled()) {
+            events.released(new LockEventListener.Released(protocol.name(), protocol.kind(), hold.owner(), hold.token(),
+                    LockEvents.between(hold.startedNanos(), protocol.ticker().read())));
+        }
     }
 
     private RuntimeException endLost(Hold hold) {

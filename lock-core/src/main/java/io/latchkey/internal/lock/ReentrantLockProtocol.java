@@ -74,6 +74,11 @@ public final class ReentrantLockProtocol implements LockProtocol {
         return name;
     }
 
+    @Override
+    public String kind() {
+        return "plain";
+    }
+
     /** @return the lock's keys */
     public LockKeys keys() {
         return keys;

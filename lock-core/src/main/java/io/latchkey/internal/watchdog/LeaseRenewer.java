@@ -1,5 +1,7 @@
 package io.latchkey.internal.watchdog;
 
+import io.latchkey.LockEventListener;
+import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
@@ -41,6 +43,7 @@ public final class LeaseRenewer implements AutoCloseable {
     private final Ticker ticker;
     private final Duration lease;
     private final long periodNanos;
+    private final LockEvents events;
     private final Map<HoldKey, RenewedHold> holds = new ConcurrentHashMap<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile boolean closed;
@@ -51,10 +54,21 @@ public final class LeaseRenewer implements AutoCloseable {
      * @param lease the watchdog lease that each renewal resets
      */
     public LeaseRenewer(Timer timer, Ticker ticker, Duration lease) {
+        this(timer, ticker, lease, LockEvents.NONE);
+    }
+
+    /**
+     * @param timer the client's timer
+     * @param ticker the client's clock, which stamps each renewal as it is sent
+     * @param lease the watchdog lease that each renewal resets
+     * @param events told of each renewal round trip
+     */
+    public LeaseRenewer(Timer timer, Ticker ticker, Duration lease, LockEvents events) {
         this.timer = timer;
         this.ticker = ticker;
         this.lease = lease;
         this.periodNanos = lease.toNanos() / 3;
+        this.events = events;
     }
 
     /**
@@ -244,6 +258,10 @@ public final class LeaseRenewer implements AutoCloseable {
         }
         long sentAtNanos = ticker.read();
         return executor.<List<Object>>eval(keys[0], renewal.script(), ScriptOutputType.MULTI, keys, args).handle((renewed, failure) -> {
+            if (events.enabled()) {
+                events.renewed(new LockEventListener.Renewal(batch.size(), LockEvents.between(sentAtNanos, ticker.read()),
+                        failure == null ? LockEventListener.RenewalOutcome.RENEWED : LockEventListener.RenewalOutcome.FAILED));
+            }
             if (failure != null) {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
                         batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(periodNanos / 4), failure.getMessage());

@@ -105,6 +105,11 @@ public final class FairLockProtocol implements LockProtocol {
     }
 
     @Override
+    public String kind() {
+        return "fair";
+    }
+
+    @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         return holds.tryAcquire(owner, lease, heldToken);
     }

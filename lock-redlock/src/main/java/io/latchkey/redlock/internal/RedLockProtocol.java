@@ -160,6 +160,11 @@ public final class RedLockProtocol implements LockProtocol {
         return name;
     }
 
+    @Override
+    public String kind() {
+        return "red";
+    }
+
     List<Master> masters() {
         return masters;
     }
