@@ -1,0 +1,97 @@
+package io.latchkey.spring;
+
+import io.latchkey.LockClient;
+import io.latchkey.LockConfig;
+import io.latchkey.LockEventListener;
+import io.latchkey.micrometer.MicrometerLockEvents;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * Latchkey for a Spring Boot application: a {@link LockConfig} from {@code latchkey.*} (or
+ * {@code spring.data.redis.*}), a {@link LockClient} closed with the context, {@link Locked @Locked}
+ * methods, meters when a {@code MeterRegistry} bean exists, and a health contributor when Spring
+ * Boot's health support is present. Every bean backs off when the application defines its own.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@EnableConfigurationProperties(LatchkeyProperties.class)
+public class LatchkeyAutoConfiguration {
+
+    /** Made by Spring. */
+    public LatchkeyAutoConfiguration() {
+    }
+
+    /**
+     * @param properties {@code latchkey.*}
+     * @param environment for the {@code spring.data.redis.*} fallback
+     * @param listeners every {@link LockEventListener} bean, told in their order
+     * @return the client's configuration
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public LockConfig latchkeyLockConfig(LatchkeyProperties properties, Environment environment,
+                                         ObjectProvider<LockEventListener> listeners) {
+        return LockConfigFactory.create(properties, environment, CompositeLockEventListener.of(listeners.orderedStream().toList()));
+    }
+
+    /**
+     * @param config the configuration
+     * @return the client, connected; closed with the context
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public LockClient lockClient(LockConfig config) {
+        return LockClient.create(config);
+    }
+
+    /**
+     * Static, as bean post-processors must be: the client is looked up at the first
+     * {@code @Locked} call, so this does not make it early.
+     *
+     * @param client the application's client
+     * @return the post-processor that proxies {@code @Locked} beans
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "latchkeyLockedPostProcessor")
+    public static LockedPostProcessor latchkeyLockedPostProcessor(ObjectProvider<LockClient> client) {
+        return new LockedPostProcessor(client::getObject);
+    }
+
+    /** Meters, through lock-micrometer. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({MeterRegistry.class, MicrometerLockEvents.class})
+    @ConditionalOnBean(MeterRegistry.class)
+    @ConditionalOnProperty(name = "latchkey.metrics.enabled", havingValue = "true", matchIfMissing = true)
+    static class Metrics {
+
+        @Bean
+        @ConditionalOnMissingBean
+        MicrometerLockEvents latchkeyMicrometerLockEvents(MeterRegistry registry, LatchkeyProperties properties) {
+            return properties.getMetrics().isLockNameTag() ? MicrometerLockEvents.withLockNames(registry)
+                    : MicrometerLockEvents.of(registry);
+        }
+    }
+
+    /** The health contributor {@code latchkey}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "latchkeyHealthIndicator")
+        LatchkeyHealthIndicator latchkeyHealthIndicator(LockClient client, LockConfig config) {
+            return new LatchkeyHealthIndicator(client, RedisTarget.describe(config));
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package io.latchkey.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code latchkey.*} properties of the auto-configured {@link io.latchkey.LockClient}. Set
+ * one of {@code address}, {@code cluster.nodes}, {@code sentinel.*} (and, for RedLock,
+ * {@code redlock.addresses}); with none of them the client uses Spring Data Redis's
+ * {@code spring.data.redis.*}. Durations left unset take {@link io.latchkey.LockConfig}'s
+ * defaults. Not thread-safe: Spring binds it once.
+ */
+@ConfigurationProperties("latchkey")
+public class LatchkeyProperties {
+
+    /** One Redis server: redis://host:port, rediss:// for TLS, redis://user:password@host:port. */
+    private String address;
+    /** The lease of locks taken without one, renewed every third of it while held (default 30s). */
+    private Duration watchdogTimeout;
+    /** The bound on one Redis round trip (default 3s, or a quarter of the watchdog timeout). */
+    private Duration commandTimeout;
+    /** How long a queued fair-lock waiter may go without retrying before it is evicted (default: the watchdog timeout). */
+    private Duration fairLockWaitTimeout;
+    /** The bound on one RedLock master's answer to an acquire (default 100ms). */
+    private Duration redLockAttemptTimeout;
+    private final Cluster cluster = new Cluster();
+    private final Sentinel sentinel = new Sentinel();
+    private final Redlock redlock = new Redlock();
+    private final Metrics metrics = new Metrics();
+
+    /** @return the single server's URI, or null */
+    public String getAddress() {
+        return address;
+    }
+
+    /** @param address the single server's URI */
+    public void setAddress(String address) {
+        this.address = address;
+    }
+
+    /** @return the watchdog lease, or null for the default */
+    public Duration getWatchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    /** @param watchdogTimeout the watchdog lease */
+    public void setWatchdogTimeout(Duration watchdogTimeout) {
+        this.watchdogTimeout = watchdogTimeout;
+    }
+
+    /** @return the command timeout, or null for the default */
+    public Duration getCommandTimeout() {
+        return commandTimeout;
+    }
+
+    /** @param commandTimeout the command timeout */
+    public void setCommandTimeout(Duration commandTimeout) {
+        this.commandTimeout = commandTimeout;
+    }
+
+    /** @return the fair lock wait timeout, or null for the default */
+    public Duration getFairLockWaitTimeout() {
+        return fairLockWaitTimeout;
+    }
+
+    /** @param fairLockWaitTimeout the fair lock wait timeout */
+    public void setFairLockWaitTimeout(Duration fairLockWaitTimeout) {
+        this.fairLockWaitTimeout = fairLockWaitTimeout;
+    }
+
+    /** @return the RedLock attempt timeout, or null for the default */
+    public Duration getRedLockAttemptTimeout() {
+        return redLockAttemptTimeout;
+    }
+
+    /** @param redLockAttemptTimeout the RedLock attempt timeout */
+    public void setRedLockAttemptTimeout(Duration redLockAttemptTimeout) {
+        this.redLockAttemptTimeout = redLockAttemptTimeout;
+    }
+
+    /** @return the Redis Cluster settings */
+    public Cluster getCluster() {
+        return cluster;
+    }
+
+    /** @return the Sentinel settings */
+    public Sentinel getSentinel() {
+        return sentinel;
+    }
+
+    /** @return the RedLock settings */
+    public Redlock getRedlock() {
+        return redlock;
+    }
+
+    /** @return the metrics settings */
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** {@code latchkey.cluster.*}. */
+    public static class Cluster {
+        /** Seed nodes of a Redis Cluster, as redis:// URIs or host:port. */
+        private List<String> nodes = new ArrayList<>();
+
+        /** @return the seed nodes */
+        public List<String> getNodes() {
+            return nodes;
+        }
+
+        /** @param nodes the seed nodes */
+        public void setNodes(List<String> nodes) {
+            this.nodes = nodes;
+        }
+    }
+
+    /** {@code latchkey.sentinel.*}. */
+    public static class Sentinel {
+        /** The name of the master the Sentinels watch. */
+        private String master;
+        /** The Sentinels, as host:port. */
+        private List<String> nodes = new ArrayList<>();
+        /** The data nodes' password, if any. */
+        private String password;
+
+        /** @return the master's name, or null */
+        public String getMaster() {
+            return master;
+        }
+
+        /** @param master the master's name */
+        public void setMaster(String master) {
+            this.master = master;
+        }
+
+        /** @return the Sentinels */
+        public List<String> getNodes() {
+            return nodes;
+        }
+
+        /** @param nodes the Sentinels */
+        public void setNodes(List<String> nodes) {
+            this.nodes = nodes;
+        }
+
+        /** @return the password, or null */
+        public String getPassword() {
+            return password;
+        }
+
+        /** @param password the password */
+        public void setPassword(String password) {
+            this.password = password;
+        }
+    }
+
+    /** {@code latchkey.redlock.*}. */
+    public static class Redlock {
+        /** At least three independent masters for @Locked(kind = RED) and getRedLock, as redis:// URIs. */
+        private List<String> addresses = new ArrayList<>();
+
+        /** @return the masters */
+        public List<String> getAddresses() {
+            return addresses;
+        }
+
+        /** @param addresses the masters */
+        public void setAddresses(List<String> addresses) {
+            this.addresses = addresses;
+        }
+    }
+
+    /** {@code latchkey.metrics.*}. */
+    public static class Metrics {
+        /** Whether meters are registered when the application has a MeterRegistry. */
+        private boolean enabled = true;
+        /** Whether every lock meter also gets a name tag (the lock's name): only for few, fixed lock names. */
+        private boolean lockNameTag;
+
+        /** @return whether meters are registered */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether meters are registered */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return whether lock meters carry the lock's name */
+        public boolean isLockNameTag() {
+            return lockNameTag;
+        }
+
+        /** @param lockNameTag whether lock meters carry the lock's name */
+        public void setLockNameTag(boolean lockNameTag) {
+            this.lockNameTag = lockNameTag;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.latchkey.spring;
+
+import io.latchkey.LockConfig;
+import io.latchkey.LockEventListener;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+
+/**
+ * Builds the {@link LockConfig} of the auto-configured client: from {@code latchkey.*}, or, when
+ * that names no Redis, from Spring Data Redis's {@code spring.data.redis.*} (read from the
+ * environment, so Spring Data Redis need not be on the class path), or else
+ * {@code redis://localhost:6379} as Spring Data Redis would. Stateless.
+ */
+final class LockConfigFactory {
+
+    private static final String SPRING_DATA_REDIS = "spring.data.redis";
+
+    private LockConfigFactory() {
+    }
+
+    static LockConfig create(LatchkeyProperties properties, Environment environment, LockEventListener listener) {
+        LockConfig.Builder builder = LockConfig.builder().eventListener(listener);
+        if (!redis(properties, builder)) {
+            springDataRedis(Binder.get(environment), builder);
+        }
+        if (!properties.getRedlock().getAddresses().isEmpty()) {
+            builder.redLockAddresses(properties.getRedlock().getAddresses().toArray(String[]::new));
+        }
+        Optional.ofNullable(properties.getWatchdogTimeout()).ifPresent(builder::watchdogTimeout);
+        Optional.ofNullable(properties.getCommandTimeout()).ifPresent(builder::commandTimeout);
+        Optional.ofNullable(properties.getFairLockWaitTimeout()).ifPresent(builder::fairLockWaitTimeout);
+        Optional.ofNullable(properties.getRedLockAttemptTimeout()).ifPresent(builder::redLockAttemptTimeout);
+        return builder.build();
+    }
+
+    /** @return true if {@code latchkey.*} names a Redis (RedLock masters alone count) */
+    private static boolean redis(LatchkeyProperties properties, LockConfig.Builder builder) {
+        LatchkeyProperties.Sentinel sentinel = properties.getSentinel();
+        if (properties.getAddress() != null) {
+            builder.address(properties.getAddress());
+        } else if (!properties.getCluster().getNodes().isEmpty()) {
+            builder.clusterAddresses(uris(properties.getCluster().getNodes(), null, false));
+        } else if (sentinel.getMaster() != null) {
+            builder.address(sentinelUri(sentinel.getNodes(), sentinel.getMaster(), null, sentinel.getPassword(), false, 0));
+        } else {
+            return !properties.getRedlock().getAddresses().isEmpty();
+        }
+        return true;
+    }
+
+    private static void springDataRedis(Binder binder, LockConfig.Builder builder) {
+        String url = string(binder, "url");
+        String username = string(binder, "username");
+        String password = string(binder, "password");
+        boolean ssl = binder.bind(SPRING_DATA_REDIS + ".ssl.enabled", Boolean.class).orElse(false);
+        int database = binder.bind(SPRING_DATA_REDIS + ".database", Integer.class).orElse(0);
+        List<String> clusterNodes = list(binder, "cluster.nodes");
+        String sentinelMaster = string(binder, "sentinel.master");
+        if (sentinelMaster != null) {
+            builder.address(sentinelUri(list(binder, "sentinel.nodes"), sentinelMaster, username, password, ssl, database));
+        } else if (!clusterNodes.isEmpty()) {
+            builder.clusterAddresses(uris(clusterNodes, credentials(username, password), ssl));
+        } else if (url != null) {
+            builder.address(url);
+        } else {
+            String host = Optional.ofNullable(string(binder, "host")).orElse("localhost");
+            int port = binder.bind(SPRING_DATA_REDIS + ".port", Integer.class).orElse(6379);
+            builder.address((ssl ? "rediss://" : "redis://") + credentials(username, password) + host + ':' + port
+                    + (database == 0 ? "" : "/" + database));
+        }
+    }
+
+    private static String string(Binder binder, String property) {
+        return binder.bind(SPRING_DATA_REDIS + '.' + property, String.class).orElse(null);
+    }
+
+    private static List<String> list(Binder binder, String property) {
+        return binder.bind(SPRING_DATA_REDIS + '.' + property, Bindable.listOf(String.class)).orElse(List.of());
+    }
+
+    /** @return {@code user:password@}, {@code :password@} or empty, URL-encoded */
+    private static String credentials(String username, String password) {
+        if (password == null) {
+            return "";
+        }
+        return (username == null ? "" : encode(username)) + ':' + encode(password) + '@';
+    }
+
+    /** Cluster nodes may be given as host:port, as Spring Data Redis takes them. */
+    private static String[] uris(List<String> nodes, String credentials, boolean ssl) {
+        List<String> uris = new ArrayList<>();
+        for (String node : nodes) {
+            uris.add(node.contains("://") ? node : (ssl ? "rediss://" : "redis://") + (credentials == null ? "" : credentials) + node);
+        }
+        return uris.toArray(String[]::new);
+    }
+
+    private static String sentinelUri(List<String> nodes, String master, String username, String password, boolean ssl,
+                                      int database) {
+        if (nodes.isEmpty()) {
+            throw new IllegalArgumentException("a Sentinel master (" + master + ") needs the Sentinels: set sentinel.nodes");
+        }
+        return (ssl ? "rediss-sentinel://" : "redis-sentinel://") + credentials(username, password) + String.join(",", nodes)
+                + (database == 0 ? "" : "/" + database) + '#' + master;
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}

@@ -1,0 +1,99 @@
+package io.latchkey.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the method while holding a distributed lock: acquired before the call, released in
+ * {@code finally} after it, however it ends.
+ *
+ * <pre>{@code
+ * @Locked(name = "orders:#{#order.id}", waitTime = "5s")
+ * public void ship(Order order) {
+ *     long token = CurrentLock.fencingToken();   // the hold's fencing token, for fenced writes
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <ul>
+ * <li><b>Owner.</b> For a method that returns a value, the calling thread, as for
+ *     {@code lock()}: a {@code @Locked} method that calls another one of the same name re-enters
+ *     the lock. Virtual threads are threads like any other here.</li>
+ * <li><b>Asynchronous methods</b> (returning {@code CompletableFuture} or
+ *     {@code CompletionStage}): the lock is acquired on the calling thread before the method
+ *     runs, and released when the returned future completes. The hold belongs to the call, not to
+ *     the thread (another call on the same thread waits for it), and the future the caller gets
+ *     completes once the lock is released, with the method's outcome.</li>
+ * <li><b>Not obtained in time:</b> {@link LockNotAcquiredException}, or with
+ *     {@link OnTimeout#SKIP} the method is not run and returns {@code null} ({@code Optional.empty()},
+ *     or a future completed with {@code null}, for those return types).</li>
+ * <li><b>Lease lost</b> while the method ran: its result stands, and
+ *     {@link io.latchkey.LeaseLostException} is thrown after it (added as suppressed if the method
+ *     threw), since its work may not have been exclusive.</li>
+ * </ul>
+ *
+ * <p>Applies to public methods of Spring beans called through the bean (not from inside the same
+ * object), as Spring's other proxy-based annotations do. On a class, it applies to every public
+ * method of it.
+ */
+@Target({ElementType.METHOD, ElementType.TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Locked {
+
+    /**
+     * The lock's name: a Spring template expression over the method's arguments, evaluated per
+     * call. {@code #{...}} parts are SpEL, in which {@code #name} is the argument of that name
+     * (compile with {@code -parameters}), {@code #p0}/{@code #a0} the first argument, and the
+     * root object is the bean. Must not evaluate to an empty name.
+     *
+     * @return the name template, e.g. {@code "orders:#{#order.id}"}
+     */
+    String name();
+
+    /** @return the kind of lock: plain (default), fair, or RedLock */
+    Kind kind() default Kind.PLAIN;
+
+    /**
+     * How long to wait for the lock, in Spring Boot's duration format ({@code "5s"},
+     * {@code "500ms"}, {@code "PT1M"}); {@code "0s"} tries once.
+     *
+     * @return the longest wait; default {@code "5s"}
+     */
+    String waitTime() default "5s";
+
+    /**
+     * The lease, in the same format: empty (the default) takes the watchdog lease, renewed while
+     * the method runs; a duration takes a fixed lease that is never renewed, so the lock is gone
+     * after it even if the method still runs.
+     *
+     * @return the fixed lease, or empty for the watchdog's
+     */
+    String leaseTime() default "";
+
+    /** @return what to do when the lock was not obtained within {@link #waitTime()} */
+    OnTimeout onTimeout() default OnTimeout.THROW;
+
+    /** Kinds of lock, as {@link io.latchkey.LockClient} gives them. */
+    enum Kind {
+        /** {@code getLock}: reentrant, not fair. */
+        PLAIN,
+        /** {@code getFairLock}: first come, first served. */
+        FAIR,
+        /** {@code getRedLock}: a majority of {@code latchkey.redlock.addresses}. */
+        RED
+    }
+
+    /** What happens when the lock was not obtained in time. */
+    enum OnTimeout {
+        /** Throw {@link LockNotAcquiredException}. */
+        THROW,
+        /** Do not run the method; return {@code null}, an empty {@code Optional} or a future of {@code null}. */
+        SKIP
+    }
+}

@@ -1,0 +1,184 @@
+package io.latchkey.spring;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockHold;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * Runs {@link Locked @Locked} methods under their lock: acquire, call, release in
+ * {@code finally}; for asynchronous methods, release when the returned future completes.
+ * Thread-safe.
+ */
+final class LockedInterceptor implements MethodInterceptor {
+
+    /**
+     * Owners of asynchronous calls: far above any thread id, so a call's hold is its own and
+     * never a re-entry of the thread that made it.
+     */
+    private static final AtomicLong ASYNC_OWNERS = new AtomicLong(1L << 62);
+
+    private final Supplier<LockClient> client;
+    private final Map<Method, LockedMethod> methods = new ConcurrentHashMap<>();
+
+    /** @param client the application's client, looked up at the first call */
+    LockedInterceptor(Supplier<LockClient> client) {
+        this.client = client;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
+        Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+        LockedMethod locked = methods.computeIfAbsent(method, m -> LockedMethod.of(m, annotation(m, targetClass)));
+        String name = locked.lockName(target, invocation.getArguments());
+        DistributedLock lock = locked.lock(client.get(), name);
+        return locked.async() ? invokeAsync(invocation, locked, lock) : invokeBlocking(invocation, locked, lock);
+    }
+
+    private static Locked annotation(Method method, Class<?> targetClass) {
+        Locked onMethod = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
+        return onMethod != null ? onMethod : AnnotatedElementUtils.findMergedAnnotation(targetClass, Locked.class);
+    }
+
+    private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked, DistributedLock lock) throws Throwable {
+        Optional<LockHold> acquired;
+        try {
+            acquired = locked.leaseTime() == null ? lock.tryAcquire(locked.waitTime())
+                    : lock.tryAcquire(locked.waitTime(), locked.leaseTime());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), e);
+        }
+        if (acquired.isEmpty()) {
+            return notAcquired(locked, lock);
+        }
+        LockHold hold = acquired.get();
+        CurrentLock.enter(hold);
+        Throwable failure = null;
+        try {
+            return invocation.proceed();
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
+        } finally {
+            CurrentLock.leave();
+            release(hold, failure);
+        }
+    }
+
+    /** Closes the hold; a failure to release is thrown, or added to the method's own failure. */
+    private static void release(LockHold hold, Throwable failure) {
+        try {
+            hold.close();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+    }
+
+    private Object invokeAsync(MethodInvocation invocation, LockedMethod locked, DistributedLock lock) throws Throwable {
+        long owner = ASYNC_OWNERS.incrementAndGet();
+        Optional<LockHold> acquired = acquireForCall(locked, lock, owner);
+        if (acquired.isEmpty()) {
+            return notAcquired(locked, lock);
+        }
+        CurrentLock.enter(acquired.get());
+        Object returned;
+        try {
+            returned = invocation.proceed();
+        } catch (Throwable t) {
+            lock.unlockAsync(owner).whenComplete((ok, releaseFailure) -> {
+                if (releaseFailure != null) {
+                    t.addSuppressed(unwrap(releaseFailure));
+                }
+            }).exceptionally(ignored -> null).join();
+            throw t;
+        } finally {
+            CurrentLock.leave();
+        }
+        if (returned == null) {
+            lock.unlockAsync(owner).join();
+            return null;
+        }
+        CompletableFuture<Object> released = new CompletableFuture<>();
+        ((CompletionStage<?>) returned).whenComplete((value, failure) ->
+                lock.unlockAsync(owner).whenComplete((ok, releaseFailure) -> {
+                    if (failure != null) {
+                        if (releaseFailure != null) {
+                            failure.addSuppressed(unwrap(releaseFailure));
+                        }
+                        released.completeExceptionally(failure);
+                    } else if (releaseFailure != null) {
+                        released.completeExceptionally(unwrap(releaseFailure));
+                    } else {
+                        released.complete(value);
+                    }
+                }));
+        return released;
+    }
+
+    /**
+     * Acquires for one asynchronous call, waiting on the calling thread. The watchdog lease has
+     * no bounded asynchronous acquisition for an owner id, so the wait is bounded here, and
+     * cancelling the attempt gives back a grant that raced the bound.
+     */
+    private static Optional<LockHold> acquireForCall(LockedMethod locked, DistributedLock lock, long owner) {
+        Duration wait = locked.waitTime();
+        CompletableFuture<Optional<LockHold>> attempt = locked.leaseTime() == null
+                ? lock.acquireAsync(owner).thenApply(Optional::of)
+                : lock.tryAcquireAsync(wait, locked.leaseTime(), owner);
+        try {
+            return locked.leaseTime() == null ? attempt.get(wait.toNanos(), TimeUnit.NANOSECONDS) : attempt.get();
+        } catch (TimeoutException e) {
+            return attempt.cancel(false) ? Optional.empty() : attempt.join();
+        } catch (InterruptedException e) {
+            attempt.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new LockNotAcquiredException(lock.getName(), wait, e);
+        } catch (ExecutionException e) {
+            throw asRuntime(e.getCause());
+        }
+    }
+
+    private static Object notAcquired(LockedMethod locked, DistributedLock lock) {
+        if (locked.skipsOnTimeout()) {
+            return locked.skipped();
+        }
+        throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), null);
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return (failure instanceof CompletionException || failure instanceof ExecutionException) && failure.getCause() != null
+                ? failure.getCause() : failure;
+    }
+
+    private static RuntimeException asRuntime(Throwable failure) {
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        return failure instanceof RuntimeException runtime ? runtime
+                : failure instanceof CancellationException cancelled ? cancelled
+                : new CompletionException(failure);
+    }
+}

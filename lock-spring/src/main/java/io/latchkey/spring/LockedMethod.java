@@ -1,0 +1,121 @@
+package io.latchkey.spring;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParserContext;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/**
+ * One {@link Locked @Locked} method, its annotation parsed once: the name expression, the
+ * durations, and how its results look. Bad annotations fail at the first call with an
+ * {@link IllegalStateException} naming the method. Immutable.
+ */
+final class LockedMethod {
+
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+    private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
+
+    private final Method method;
+    private final Locked locked;
+    private final Expression name;
+    private final Duration waitTime;
+    /** Null for the watchdog lease. */
+    private final Duration leaseTime;
+    private final boolean async;
+
+    private LockedMethod(Method method, Locked locked) {
+        this.method = method;
+        this.locked = locked;
+        try {
+            this.name = PARSER.parseExpression(locked.name(), ParserContext.TEMPLATE_EXPRESSION);
+            this.waitTime = DurationStyle.detectAndParse(locked.waitTime());
+            this.leaseTime = locked.leaseTime().isEmpty() ? null : DurationStyle.detectAndParse(locked.leaseTime());
+        } catch (RuntimeException e) {
+            throw invalid(e.getMessage(), e);
+        }
+        if (waitTime.isNegative()) {
+            throw invalid("waitTime must not be negative: " + locked.waitTime(), null);
+        }
+        if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
+            throw invalid("leaseTime must be positive: " + locked.leaseTime(), null);
+        }
+        Class<?> returns = method.getReturnType();
+        this.async = returns == CompletableFuture.class || returns == CompletionStage.class;
+        if (locked.onTimeout() == Locked.OnTimeout.SKIP && returns.isPrimitive() && returns != void.class) {
+            throw invalid("onTimeout = SKIP needs a method that can return nothing, not " + returns, null);
+        }
+    }
+
+    /**
+     * @param method the method, as the target class declares it
+     * @param locked its annotation, or its class's
+     * @return the parsed method
+     * @throws IllegalStateException if the annotation is malformed
+     */
+    static LockedMethod of(Method method, Locked locked) {
+        return new LockedMethod(method, locked);
+    }
+
+    /**
+     * @param target the bean, the expression's root object
+     * @param arguments the call's arguments
+     * @return the lock's name for this call
+     * @throws IllegalStateException if the expression gives no name
+     */
+    String lockName(Object target, Object[] arguments) {
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, arguments, PARAMETER_NAMES);
+        String value = name.getValue(context, String.class);
+        if (value == null || value.isEmpty()) {
+            throw invalid("the name '" + locked.name() + "' evaluated to an empty name", null);
+        }
+        return value;
+    }
+
+    DistributedLock lock(LockClient client, String lockName) {
+        return switch (locked.kind()) {
+            case PLAIN -> client.getLock(lockName);
+            case FAIR -> client.getFairLock(lockName);
+            case RED -> client.getRedLock(lockName);
+        };
+    }
+
+    Duration waitTime() {
+        return waitTime;
+    }
+
+    /** @return the fixed lease, or null for the watchdog's */
+    Duration leaseTime() {
+        return leaseTime;
+    }
+
+    boolean async() {
+        return async;
+    }
+
+    boolean skipsOnTimeout() {
+        return locked.onTimeout() == Locked.OnTimeout.SKIP;
+    }
+
+    /** @return what a skipped call returns */
+    Object skipped() {
+        Class<?> returns = method.getReturnType();
+        if (async) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return returns == Optional.class ? Optional.empty() : null;
+    }
+
+    private IllegalStateException invalid(String message, Throwable cause) {
+        return new IllegalStateException("@Locked on " + method.toGenericString() + ": " + message, cause);
+    }
+}
