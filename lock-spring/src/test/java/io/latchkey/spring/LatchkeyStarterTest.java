@@ -105,6 +105,7 @@ class LatchkeyStarterTest {
     @Test
     void twoApplicationContextsExcludeEachOther() throws Exception {
         try (ConfigurableApplicationContext second = TestApplication.run("latchkey.address=" + redis.uri())) {
+            int before = OrderService.counted; // other tests count too
             List<OrderService> services = List.of(orders, second.getBean(OrderService.class));
             ExecutorService threads = Executors.newFixedThreadPool(4);
             try {
@@ -124,7 +125,7 @@ class LatchkeyStarterTest {
                 threads.shutdown();
             }
             assertThat(OrderService.MOST_INSIDE).hasValue(1);
-            assertThat(OrderService.counted).isEqualTo(200);
+            assertThat(OrderService.counted - before).isEqualTo(200);
         }
     }
 
