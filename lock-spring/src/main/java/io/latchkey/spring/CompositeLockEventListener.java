@@ -15,7 +15,7 @@ final class CompositeLockEventListener implements LockEventListener {
         this.listeners = listeners;
     }
 
-    /** @return {@link LockEventListener#NONE} for none, the one listener, or one that tells all */
+    /** {@return {@link LockEventListener#NONE} for none, the one listener, or one that tells all} */
     static LockEventListener of(List<LockEventListener> listeners) {
         return switch (listeners.size()) {
             case 0 -> LockEventListener.NONE;

@@ -17,12 +17,14 @@ public final class CurrentLock {
     private CurrentLock() {
     }
 
-    /** @return the innermost {@code @Locked} method's hold on this thread, if one runs */
+    /** {@return the innermost {@code @Locked} method's hold on this thread, if one runs} */
     public static Optional<LockHold> hold() {
         return Optional.ofNullable(HOLDS.get().peek());
     }
 
     /**
+     * The fencing token of the hold, for writes that the resource fences.
+     *
      * @return the fencing token of the innermost {@code @Locked} method's hold on this thread
      * @throws IllegalStateException if no {@code @Locked} method runs on this thread
      */

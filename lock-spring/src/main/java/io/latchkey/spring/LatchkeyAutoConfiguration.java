@@ -33,6 +33,8 @@ public class LatchkeyAutoConfiguration {
     }
 
     /**
+     * The client's configuration, with every {@link LockEventListener} bean as its listener.
+     *
      * @param properties {@code latchkey.*}
      * @param environment for the {@code spring.data.redis.*} fallback
      * @param listeners every {@link LockEventListener} bean, told in their order
@@ -46,6 +48,8 @@ public class LatchkeyAutoConfiguration {
     }
 
     /**
+     * The application's client.
+     *
      * @param config the configuration
      * @return the client, connected; closed with the context
      */

@@ -30,87 +30,119 @@ public class LatchkeyProperties {
     private final Redlock redlock = new Redlock();
     private final Metrics metrics = new Metrics();
 
-    /** @return the single server's URI, or null */
+    /** Properties with nothing set, for Spring to bind. */
+    public LatchkeyProperties() {
+    }
+
+    /** {@return the single server's URI, or null} */
     public String getAddress() {
         return address;
     }
 
-    /** @param address the single server's URI */
+    /**
+     * Sets the single server's URI.
+     *
+     * @param address the single server's URI
+     */
     public void setAddress(String address) {
         this.address = address;
     }
 
-    /** @return the watchdog lease, or null for the default */
+    /** {@return the watchdog lease, or null for the default} */
     public Duration getWatchdogTimeout() {
         return watchdogTimeout;
     }
 
-    /** @param watchdogTimeout the watchdog lease */
+    /**
+     * Sets the watchdog lease.
+     *
+     * @param watchdogTimeout the watchdog lease
+     */
     public void setWatchdogTimeout(Duration watchdogTimeout) {
         this.watchdogTimeout = watchdogTimeout;
     }
 
-    /** @return the command timeout, or null for the default */
+    /** {@return the command timeout, or null for the default} */
     public Duration getCommandTimeout() {
         return commandTimeout;
     }
 
-    /** @param commandTimeout the command timeout */
+    /**
+     * Sets the command timeout.
+     *
+     * @param commandTimeout the command timeout
+     */
     public void setCommandTimeout(Duration commandTimeout) {
         this.commandTimeout = commandTimeout;
     }
 
-    /** @return the fair lock wait timeout, or null for the default */
+    /** {@return the fair lock wait timeout, or null for the default} */
     public Duration getFairLockWaitTimeout() {
         return fairLockWaitTimeout;
     }
 
-    /** @param fairLockWaitTimeout the fair lock wait timeout */
+    /**
+     * Sets the fair lock wait timeout.
+     *
+     * @param fairLockWaitTimeout the fair lock wait timeout
+     */
     public void setFairLockWaitTimeout(Duration fairLockWaitTimeout) {
         this.fairLockWaitTimeout = fairLockWaitTimeout;
     }
 
-    /** @return the RedLock attempt timeout, or null for the default */
+    /** {@return the RedLock attempt timeout, or null for the default} */
     public Duration getRedLockAttemptTimeout() {
         return redLockAttemptTimeout;
     }
 
-    /** @param redLockAttemptTimeout the RedLock attempt timeout */
+    /**
+     * Sets the RedLock attempt timeout.
+     *
+     * @param redLockAttemptTimeout the RedLock attempt timeout
+     */
     public void setRedLockAttemptTimeout(Duration redLockAttemptTimeout) {
         this.redLockAttemptTimeout = redLockAttemptTimeout;
     }
 
-    /** @return the Redis Cluster settings */
+    /** {@return the Redis Cluster settings} */
     public Cluster getCluster() {
         return cluster;
     }
 
-    /** @return the Sentinel settings */
+    /** {@return the Sentinel settings} */
     public Sentinel getSentinel() {
         return sentinel;
     }
 
-    /** @return the RedLock settings */
+    /** {@return the RedLock settings} */
     public Redlock getRedlock() {
         return redlock;
     }
 
-    /** @return the metrics settings */
+    /** {@return the metrics settings} */
     public Metrics getMetrics() {
         return metrics;
     }
 
     /** {@code latchkey.cluster.*}. */
     public static class Cluster {
+
+        /** Nothing set, for Spring to bind. */
+        public Cluster() {
+        }
         /** Seed nodes of a Redis Cluster, as redis:// URIs or host:port. */
         private List<String> nodes = new ArrayList<>();
 
-        /** @return the seed nodes */
+        /** {@return the seed nodes} */
         public List<String> getNodes() {
             return nodes;
         }
 
-        /** @param nodes the seed nodes */
+        /**
+     * Sets the seed nodes.
+     *
+     * @param nodes the seed nodes
+     */
         public void setNodes(List<String> nodes) {
             this.nodes = nodes;
         }
@@ -118,6 +150,10 @@ public class LatchkeyProperties {
 
     /** {@code latchkey.sentinel.*}. */
     public static class Sentinel {
+
+        /** Nothing set, for Spring to bind. */
+        public Sentinel() {
+        }
         /** The name of the master the Sentinels watch. */
         private String master;
         /** The Sentinels, as host:port. */
@@ -125,32 +161,44 @@ public class LatchkeyProperties {
         /** The data nodes' password, if any. */
         private String password;
 
-        /** @return the master's name, or null */
+        /** {@return the master's name, or null} */
         public String getMaster() {
             return master;
         }
 
-        /** @param master the master's name */
+        /**
+     * Sets the master's name.
+     *
+     * @param master the master's name
+     */
         public void setMaster(String master) {
             this.master = master;
         }
 
-        /** @return the Sentinels */
+        /** {@return the Sentinels} */
         public List<String> getNodes() {
             return nodes;
         }
 
-        /** @param nodes the Sentinels */
+        /**
+     * Sets the Sentinels.
+     *
+     * @param nodes the Sentinels
+     */
         public void setNodes(List<String> nodes) {
             this.nodes = nodes;
         }
 
-        /** @return the password, or null */
+        /** {@return the password, or null} */
         public String getPassword() {
             return password;
         }
 
-        /** @param password the password */
+        /**
+     * Sets the password.
+     *
+     * @param password the password
+     */
         public void setPassword(String password) {
             this.password = password;
         }
@@ -158,15 +206,23 @@ public class LatchkeyProperties {
 
     /** {@code latchkey.redlock.*}. */
     public static class Redlock {
+
+        /** Nothing set, for Spring to bind. */
+        public Redlock() {
+        }
         /** At least three independent masters for @Locked(kind = RED) and getRedLock, as redis:// URIs. */
         private List<String> addresses = new ArrayList<>();
 
-        /** @return the masters */
+        /** {@return the masters} */
         public List<String> getAddresses() {
             return addresses;
         }
 
-        /** @param addresses the masters */
+        /**
+     * Sets the masters.
+     *
+     * @param addresses the masters
+     */
         public void setAddresses(List<String> addresses) {
             this.addresses = addresses;
         }
@@ -174,27 +230,39 @@ public class LatchkeyProperties {
 
     /** {@code latchkey.metrics.*}. */
     public static class Metrics {
+
+        /** Nothing set, for Spring to bind. */
+        public Metrics() {
+        }
         /** Whether meters are registered when the application has a MeterRegistry. */
         private boolean enabled = true;
         /** Whether every lock meter also gets a name tag (the lock's name): only for few, fixed lock names. */
         private boolean lockNameTag;
 
-        /** @return whether meters are registered */
+        /** {@return whether meters are registered} */
         public boolean isEnabled() {
             return enabled;
         }
 
-        /** @param enabled whether meters are registered */
+        /**
+     * Sets whether meters are registered.
+     *
+     * @param enabled whether meters are registered
+     */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
-        /** @return whether lock meters carry the lock's name */
+        /** {@return whether lock meters carry the lock's name} */
         public boolean isLockNameTag() {
             return lockNameTag;
         }
 
-        /** @param lockNameTag whether lock meters carry the lock's name */
+        /**
+     * Sets whether lock meters carry the lock's name.
+     *
+     * @param lockNameTag whether lock meters carry the lock's name
+     */
         public void setLockNameTag(boolean lockNameTag) {
             this.lockNameTag = lockNameTag;
         }

@@ -39,7 +39,7 @@ final class LockConfigFactory {
         return builder.build();
     }
 
-    /** @return true if {@code latchkey.*} names a Redis (RedLock masters alone count) */
+    /** {@return true if {@code latchkey.*} names a Redis (RedLock masters alone count)} */
     private static boolean redis(LatchkeyProperties properties, LockConfig.Builder builder) {
         LatchkeyProperties.Sentinel sentinel = properties.getSentinel();
         if (properties.getAddress() != null) {
@@ -84,7 +84,7 @@ final class LockConfigFactory {
         return binder.bind(SPRING_DATA_REDIS + '.' + property, Bindable.listOf(String.class)).orElse(List.of());
     }
 
-    /** @return {@code user:password@}, {@code :password@} or empty, URL-encoded */
+    /** {@return {@code user:password@}, {@code :password@} or empty, URL-encoded} */
     private static String credentials(String username, String password) {
         if (password == null) {
             return "";

@@ -19,6 +19,8 @@ public class LockNotAcquiredException extends RuntimeException {
     private final transient Duration waitTime;
 
     /**
+     * An exception naming the lock and the wait.
+     *
      * @param lockName the lock's name; not null
      * @param waitTime the wait; not null
      * @param cause the interrupt, or null if the wait ran out
@@ -30,12 +32,12 @@ public class LockNotAcquiredException extends RuntimeException {
         this.waitTime = waitTime;
     }
 
-    /** @return the lock's name */
+    /** {@return the lock's name} */
     public String lockName() {
         return lockName;
     }
 
-    /** @return the wait that ran out or was interrupted */
+    /** {@return the wait that ran out or was interrupted} */
     public Duration waitTime() {
         return waitTime;
     }

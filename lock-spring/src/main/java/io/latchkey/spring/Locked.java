@@ -56,7 +56,7 @@ public @interface Locked {
      */
     String name();
 
-    /** @return the kind of lock: plain (default), fair, or RedLock */
+    /** {@return the kind of lock: plain (default), fair, or RedLock} */
     Kind kind() default Kind.PLAIN;
 
     /**
@@ -76,7 +76,7 @@ public @interface Locked {
      */
     String leaseTime() default "";
 
-    /** @return what to do when the lock was not obtained within {@link #waitTime()} */
+    /** {@return what to do when the lock was not obtained within {@link #waitTime()}} */
     OnTimeout onTimeout() default OnTimeout.THROW;
 
     /** Kinds of lock, as {@link io.latchkey.LockClient} gives them. */

@@ -38,7 +38,11 @@ final class LockedInterceptor implements MethodInterceptor {
     private final Supplier<LockClient> client;
     private final Map<Method, LockedMethod> methods = new ConcurrentHashMap<>();
 
-    /** @param client the application's client, looked up at the first call */
+    /**
+     * Sets the application's client, looked up at the first call.
+     *
+     * @param client the application's client, looked up at the first call
+     */
     LockedInterceptor(Supplier<LockClient> client) {
         this.client = client;
     }

@@ -93,7 +93,7 @@ final class LockedMethod {
         return waitTime;
     }
 
-    /** @return the fixed lease, or null for the watchdog's */
+    /** {@return the fixed lease, or null for the watchdog's} */
     Duration leaseTime() {
         return leaseTime;
     }
@@ -106,7 +106,7 @@ final class LockedMethod {
         return locked.onTimeout() == Locked.OnTimeout.SKIP;
     }
 
-    /** @return what a skipped call returns */
+    /** {@return what a skipped call returns} */
     Object skipped() {
         Class<?> returns = method.getReturnType();
         if (async) {
