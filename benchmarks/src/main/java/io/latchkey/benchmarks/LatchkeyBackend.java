@@ -1,8 +1,10 @@
 package io.latchkey.benchmarks;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
+import io.latchkey.SemaphorePermit;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -32,6 +34,22 @@ final class LatchkeyBackend implements LockBackend {
     @Override
     public BenchLock plain(String name) {
         return new Lock(client.getLock(name));
+    }
+
+    @Override
+    public BenchSemaphore semaphore(String name, int permits) {
+        DistributedSemaphore semaphore = client.getSemaphore(name, permits);
+        return new BenchSemaphore() {
+            @Override
+            public Object acquire() throws InterruptedException {
+                return semaphore.acquire();
+            }
+
+            @Override
+            public void release(Object permit) {
+                ((SemaphorePermit) permit).close();
+            }
+        };
     }
 
     @Override

@@ -26,6 +26,14 @@ public interface LockBackend extends AutoCloseable {
      */
     BenchLock red(String name);
 
+    /**
+     * @param name the semaphore's name
+     * @param permits how many permits may be out at once
+     * @return a semaphore whose permits are leases: Latchkey's, or Redisson's
+     *     {@code RPermitExpirableSemaphore}
+     */
+    BenchSemaphore semaphore(String name, int permits);
+
     /** Closes every connection this backend opened. */
     @Override
     void close();

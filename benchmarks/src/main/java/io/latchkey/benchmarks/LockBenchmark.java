@@ -67,7 +67,7 @@ public abstract class LockBenchmark {
     public void beginIteration(IterationParams params) {
         if (params.getType() == IterationType.MEASUREMENT) {
             beginMeasurement();
-            metrics.begin(exclusion.acquisitions(), allAcquisitions());
+            metrics.begin(localAcquisitions(), allAcquisitions());
             measuring = true;
         }
     }
@@ -79,7 +79,7 @@ public abstract class LockBenchmark {
         measuring = false;
         verify();
         if (measured) {
-            metrics.end(exclusion.acquisitions(), allAcquisitions());
+            metrics.end(localAcquisitions(), allAcquisitions());
             endMeasurement();
         }
     }
@@ -182,9 +182,14 @@ public abstract class LockBenchmark {
     protected void closeLocks() {
     }
 
+    /** @return acquisitions in this JVM: those the exclusion check counted, unless a scenario counts its own */
+    protected long localAcquisitions() {
+        return exclusion.acquisitions();
+    }
+
     /** @return acquisitions in every JVM taking part; this JVM's by default */
     protected long allAcquisitions() {
-        return exclusion.acquisitions();
+        return localAcquisitions();
     }
 
     /** Called before a measured iteration begins. */

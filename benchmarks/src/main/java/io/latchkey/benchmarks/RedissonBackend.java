@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.config.TransportMode;
@@ -49,6 +50,25 @@ final class RedissonBackend implements LockBackend {
     @Override
     public BenchLock plain(String name) {
         return new Lock(client.getLock(name));
+    }
+
+    @Override
+    public BenchSemaphore semaphore(String name, int permits) {
+        RPermitExpirableSemaphore semaphore = client.getPermitExpirableSemaphore(name);
+        semaphore.trySetPermits(permits);
+        long leaseMillis = watchdogLease.toMillis();
+        return new BenchSemaphore() {
+            @Override
+            public Object acquire() throws InterruptedException {
+                // Redisson renews no permit: a lease as long as the watchdog's is its nearest match.
+                return semaphore.acquire(leaseMillis, TimeUnit.MILLISECONDS);
+            }
+
+            @Override
+            public void release(Object permit) {
+                semaphore.release((String) permit);
+            }
+        };
     }
 
     @Override

@@ -83,6 +83,7 @@ final class Scenario {
                 new Scenario("redlock", "RedLock over 3 masters, lock()+unlock(), 1 thread",
                         RedLockBenchmark.class, "lockUnlock", 1, Map.of(), Kind.RED, Shape.THROUGHPUT,
                         OptionalDouble.of(4), "acquisitions"),
+                semaphore(8), semaphore(16),
                 new Scenario("watchdog", "watchdog: 10,000 locks held",
                         WatchdogBenchmark.class, "holdAll", 1, Map.of(), Kind.PLAIN, Shape.WATCHDOG,
                         none, "holds"));
@@ -98,6 +99,13 @@ final class Scenario {
         return new Scenario("fair-" + threads, "fair lock, " + threads + " threads",
                 FairLockBenchmark.class, "lockUnlock", threads, Map.of(), Kind.FAIR, Shape.THROUGHPUT,
                 OptionalDouble.of(3), "acquisitions");
+    }
+
+    private static Scenario semaphore(int threads) {
+        return new Scenario("semaphore-" + threads, "leased semaphore of " + SemaphoreBenchmark.PERMITS + " permits, "
+                + threads + " threads (Redisson: RPermitExpirableSemaphore)",
+                SemaphoreBenchmark.class, "acquireRelease", threads, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                OptionalDouble.empty(), "acquisitions");
     }
 
     private static Scenario fairQueue(int waiters) {

@@ -12,6 +12,8 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
+import io.latchkey.internal.semaphore.LeasedSemaphore;
+import io.latchkey.internal.semaphore.SemaphoreProtocol;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
@@ -127,7 +129,10 @@ public final class DefaultLockClient implements LockClient {
     @Override
     public DistributedSemaphore getSemaphore(String name, int permits) {
         requireName(name);
-        throw new UnsupportedOperationException("semaphore: not built yet");
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1: " + permits);
+        }
+        return new LeasedSemaphore(new SemaphoreProtocol(name, permits, kindContext.lockContext()));
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.latchkey.internal.lock;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.redis.LockExceptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,12 +19,14 @@ import java.util.function.Function;
 public final class LockFacade implements DistributedLock {
 
     private final LockProtocol protocol;
+    private final Acquisitions acquisitions;
     private final LockHolds holds;
 
     /** @param protocol the lock kind's Redis side */
     public LockFacade(LockProtocol protocol) {
         this.protocol = Objects.requireNonNull(protocol, "protocol");
-        this.holds = new LockHolds(protocol);
+        this.acquisitions = new Acquisitions(protocol);
+        this.holds = acquisitions.holds();
     }
 
     /** @return the lock kind's Redis side */
@@ -239,41 +240,13 @@ public final class LockFacade implements DistributedLock {
 
     // ---- machinery ---------------------------------------------------------------------------
 
-    /**
-     * Runs an attempt behind a future of the caller's own, so that cancelling it (or completing
-     * it from outside) abandons the attempt and gives back a hold it may have won meanwhile.
-     */
     private <T> CompletableFuture<T> start(long owner, LeaseTerm lease, long waitNanos, Function<Hold, T> outcome) {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, owner, lease, waitNanos);
-        CompletableFuture<T> caller = new CompletableFuture<>();
-        attempt.result().whenComplete((hold, failure) -> {
-            if (failure != null) {
-                caller.completeExceptionally(LockExceptions.unwrap(failure));
-            } else if (!caller.complete(outcome.apply(hold)) && hold != null) {
-                // The caller's future was completed from outside (orTimeout, complete) just as the
-                // grant arrived: the caller will never know it holds the lock, so give it back.
-                attempt.cancel();
-            }
-        });
-        caller.whenComplete((value, failure) -> {
-            if (!attempt.result().isDone() || caller.isCancelled()) {
-                attempt.cancel();
-            }
-        });
-        return caller;
+        return acquisitions.start(owner, lease, waitNanos, outcome);
     }
 
     /** @return the hold, or null if the wait ran out */
     private Hold acquireInterruptibly(LeaseTerm lease, long waitNanos) throws InterruptedException {
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, currentOwner(), lease, waitNanos);
-        try {
-            return attempt.result().get();
-        } catch (InterruptedException e) {
-            awaitUninterruptibly(attempt.cancel());
-            throw e;
-        } catch (ExecutionException e) {
-            throw rethrow(e);
-        }
+        return acquisitions.acquireInterruptibly(currentOwner(), lease, waitNanos);
     }
 
     private Hold lockUninterruptibly(LeaseTerm lease) {
@@ -298,48 +271,11 @@ public final class LockFacade implements DistributedLock {
 
     /** Waits for one Redis round trip, itself bounded by the command timeout; keeps interrupts. */
     private <T> T await(CompletableFuture<T> future) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw rethrow(e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return acquisitions.await(future);
     }
 
-    /** For clean-up after an interrupt: the caller throws InterruptedException, which clears the flag. */
-    private static void awaitUninterruptibly(CompletableFuture<?> future) {
-        while (true) {
-            try {
-                future.get();
-                return;
-            } catch (InterruptedException e) {
-                // keep cleaning up: returning now could leave a hold or a queue entry behind
-            } catch (ExecutionException e) {
-                return;
-            }
-        }
-    }
-
-    /**
-     * Rethrows on the caller's thread, so its stack trace shows where the caller was; the
-     * exception keeps its type (a {@code LockTimeoutException} stays one).
-     */
     private RuntimeException rethrow(ExecutionException e) {
-        Throwable cause = LockExceptions.unwrap(e);
-        if (cause instanceof Error error) {
-            throw error;
-        }
-        return LockExceptions.onCallerThread(protocol.name(), cause);
+        return acquisitions.rethrow(e);
     }
 
     private static boolean acquired(Hold hold) {
@@ -356,23 +292,11 @@ public final class LockFacade implements DistributedLock {
     }
 
     private static LeaseTerm fixedLease(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.isNegative() || leaseTime.isZero()) {
-            throw new IllegalArgumentException("leaseTime must be positive: " + leaseTime);
-        }
-        return LeaseTerm.fixed(leaseTime);
+        return Acquisitions.fixedLease(leaseTime);
     }
 
     private static long waitNanos(Duration waitTime) {
-        Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
-        }
-        try {
-            return waitTime.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return AcquireAttempt.forever();
-        }
+        return Acquisitions.waitNanos(waitTime);
     }
 
     @Override

@@ -1,0 +1,95 @@
+package io.latchkey.internal.semaphore;
+
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.SemaphorePermit;
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.lock.Acquisitions;
+import io.latchkey.internal.lock.LeaseTerm;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@link DistributedSemaphore} over a {@link SemaphoreProtocol}: validates arguments, gives every
+ * acquisition an owner of its own, runs the one acquire loop through {@link Acquisitions}, and
+ * hands each grant out as a {@link LeasedPermit}. Thread-safe; holds no per-call state.
+ */
+public final class LeasedSemaphore implements DistributedSemaphore {
+
+    private final SemaphoreProtocol protocol;
+    private final Acquisitions acquisitions;
+
+    /** @param protocol the semaphore's Redis side */
+    public LeasedSemaphore(SemaphoreProtocol protocol) {
+        this.protocol = Objects.requireNonNull(protocol, "protocol");
+        this.acquisitions = new Acquisitions(protocol);
+    }
+
+    @Override
+    public String getName() {
+        return protocol.name();
+    }
+
+    @Override
+    public int permits() {
+        return protocol.limit();
+    }
+
+    @Override
+    public int availablePermits() {
+        return acquisitions.await(protocol.availablePermits());
+    }
+
+    @Override
+    public SemaphorePermit acquire() throws InterruptedException {
+        long owner = SemaphoreProtocol.newOwner();
+        return permit(acquisitions.acquireInterruptibly(owner, watchdogLease(), Acquisitions.forever()));
+    }
+
+    @Override
+    public Optional<SemaphorePermit> tryAcquire(Duration waitTime) throws InterruptedException {
+        long wait = Acquisitions.waitNanos(waitTime);
+        long owner = SemaphoreProtocol.newOwner();
+        return Optional.ofNullable(acquisitions.acquireInterruptibly(owner, watchdogLease(), wait)).map(this::permit);
+    }
+
+    @Override
+    public Optional<SemaphorePermit> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
+        long wait = Acquisitions.waitNanos(waitTime);
+        LeaseTerm lease = Acquisitions.fixedLease(leaseTime);
+        long owner = SemaphoreProtocol.newOwner();
+        return Optional.ofNullable(acquisitions.acquireInterruptibly(owner, lease, wait)).map(this::permit);
+    }
+
+    @Override
+    public CompletableFuture<SemaphorePermit> acquireAsync() {
+        return acquisitions.start(SemaphoreProtocol.newOwner(), watchdogLease(), Acquisitions.forever(), this::permit);
+    }
+
+    @Override
+    public CompletableFuture<Optional<SemaphorePermit>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
+        long wait = Acquisitions.waitNanos(waitTime);
+        LeaseTerm lease = Acquisitions.fixedLease(leaseTime);
+        return acquisitions.start(SemaphoreProtocol.newOwner(), lease, wait,
+                hold -> Optional.ofNullable(hold).map(this::permit));
+    }
+
+    private SemaphorePermit permit(Hold hold) {
+        return new LeasedPermit(this, hold, protocol.permitId(hold.owner()));
+    }
+
+    /** A permit's close: returns it, on the caller's thread. */
+    void close(Hold hold) {
+        acquisitions.await(acquisitions.close(hold));
+    }
+
+    private LeaseTerm watchdogLease() {
+        return LeaseTerm.watchdog(protocol.watchdogTimeout());
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedSemaphore{" + protocol.name() + ", permits " + protocol.limit() + '}';
+    }
+}
