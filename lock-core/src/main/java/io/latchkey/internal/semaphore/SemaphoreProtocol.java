@@ -236,6 +236,11 @@ public final class SemaphoreProtocol implements AcquireProtocol {
         return identity;
     }
 
+    @Override
+    public String kind() {
+        return "semaphore";
+    }
+
     /** @return the lease of {@code acquire()}, {@code tryAcquire(wait)} and {@code acquireAsync()} */
     Duration watchdogTimeout() {
         return context.config().watchdogTimeout();
