@@ -11,6 +11,8 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
+import io.latchkey.internal.multi.MultiHolds;
+import io.latchkey.internal.multi.MultiLock;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
@@ -43,6 +45,8 @@ public final class DefaultLockClient implements LockClient {
     private final LeaseRenewer renewer;
     private final UnsettledCalls unsettled;
     private final HoldRegistry holds;
+    /** The holds of multi-locks made by this client, shared by its multi-lock objects over the same locks. */
+    private final MultiHolds multiHolds = new MultiHolds();
     private final Kinds kindContext = new Kinds();
     /** The client's own Redis; null if only RedLock masters are configured. */
     private final Connected own;
@@ -130,7 +134,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock getMultiLock(DistributedLock... locks) {
-        throw new UnsupportedOperationException("multi-lock: not built yet");
+        return MultiLock.over(locks, multiHolds, ticker, resources.timer(), config.commandTimeout());
     }
 
     private LockKind kind(Kind kind) {
