@@ -60,18 +60,22 @@ final class ForeignPart implements Part {
     public Acquisition start(long owner, Duration leaseTime, long waitNanos) {
         boolean forever = waitNanos == Long.MAX_VALUE;
         AtomicBoolean waitRanOut = new AtomicBoolean();
+        // The part's own future, not a stage derived from it: only its cancel reaches the part.
+        CompletableFuture<?> raw;
         CompletableFuture<Optional<LockHold>> call;
         Timeout deadline = null;
-        if (leaseTime != null) {
-            call = forever ? lock.acquireAsync(leaseTime, owner).thenApply(Optional::of)
-                    : lock.tryAcquireAsync(Duration.ofNanos(Math.max(0, waitNanos)), leaseTime, owner);
+        if (leaseTime != null && !forever) {
+            CompletableFuture<Optional<LockHold>> tried = lock.tryAcquireAsync(Duration.ofNanos(Math.max(0, waitNanos)), leaseTime, owner);
+            raw = tried;
+            call = tried;
         } else {
-            call = lock.acquireAsync(owner).thenApply(Optional::of);
+            CompletableFuture<LockHold> acquired = leaseTime == null ? lock.acquireAsync(owner) : lock.acquireAsync(leaseTime, owner);
+            raw = acquired;
+            call = acquired.thenApply(Optional::of);
             if (!forever) {
-                CompletableFuture<Optional<LockHold>> pending = call;
                 deadline = timer.newTimeout(ignored -> {
                     waitRanOut.set(true);
-                    pending.cancel(true);
+                    acquired.cancel(true);
                 }, Math.max(graceNanos, waitNanos), TimeUnit.NANOSECONDS);
             }
         }
@@ -92,12 +96,12 @@ final class ForeignPart implements Part {
         });
         AtomicBoolean handedBack = new AtomicBoolean();
         return new Acquisition(result, () -> {
-            if (call.cancel(true) || !handedBack.compareAndSet(false, true)) {
+            if (raw.cancel(true) || !handedBack.compareAndSet(false, true)) {
                 return CompletableFuture.completedFuture(null);
             }
-            Optional<LockHold> granted = call.isCompletedExceptionally() ? Optional.empty() : call.join();
-            return granted.isPresent() ? lock.unlockAsync(owner).exceptionally(ignored -> null)
-                    : CompletableFuture.completedFuture(null);
+            Object granted = raw.isCompletedExceptionally() ? null : raw.join(); // done: join does not wait
+            boolean held = granted instanceof LockHold || granted instanceof Optional<?> tried && tried.isPresent();
+            return held ? lock.unlockAsync(owner).exceptionally(ignored -> null) : CompletableFuture.completedFuture(null);
         });
     }
 
