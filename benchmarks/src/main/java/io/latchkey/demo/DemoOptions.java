@@ -15,7 +15,7 @@ final class DemoOptions {
         PLAIN("plain", "reentrant lock (getLock)"),
         FAIR("fair", "fair lock (getFairLock)"),
         RED("red", "RedLock over 3 masters (getRedLock)"),
-        SEGMENTED("segmented", "reentrant lock per segment (getLock)");
+        SEGMENTED("segmented", "reentrant lock (getLock)");
 
         final String option;
         final String description;
