@@ -221,13 +221,17 @@ public final class MultiLock implements DistributedLock {
         return release(ownerId);
     }
 
-    /** Force-unlocks every part. @return true if any part was locked */
+    /**
+     * Force-unlocks every part at once.
+     *
+     * @return true if any part was locked
+     */
     @Override
     public CompletableFuture<Boolean> forceUnlockAsync() {
         return anyOf(part -> part.lock().forceUnlockAsync());
     }
 
-    /** @return true while any part is locked */
+    /** {@return true while any part is locked} */
     @Override
     public CompletableFuture<Boolean> isLockedAsync() {
         return anyOf(part -> part.lock().isLockedAsync());
