@@ -14,7 +14,8 @@ final class DemoOptions {
     enum LockType {
         PLAIN("plain", "reentrant lock (getLock)"),
         FAIR("fair", "fair lock (getFairLock)"),
-        RED("red", "RedLock over 3 masters (getRedLock)");
+        RED("red", "RedLock over 3 masters (getRedLock)"),
+        SEGMENTED("segmented", "reentrant lock (getLock)");
 
         final String option;
         final String description;
@@ -30,7 +31,7 @@ final class DemoOptions {
                     return type;
                 }
             }
-            throw new UsageException("--lock must be plain, fair or red: " + value);
+            throw new UsageException("--lock must be plain, fair, red or segmented: " + value);
         }
     }
 
@@ -44,6 +45,7 @@ final class DemoOptions {
     }
 
     static final int RED_LOCK_MASTERS = 3;
+    static final int DEFAULT_SEGMENTS = 8;
 
     static final String USAGE = String.join("\n",
             "Usage: java -jar latchkey-demo.jar [options]",
@@ -57,8 +59,12 @@ final class DemoOptions {
             "  --instances N     application instances, each a separate LockClient   (default 3)",
             "  --threads N       worker threads per instance                          (default 4)",
             "  --stock N         items to sell                                        (default 3000)",
-            "  --lock KIND       plain | fair | red                                   (default plain)",
-            "                    red runs RedLock over 3 independent Redis masters",
+            "  --lock KIND       plain | fair | red | segmented                       (default plain)",
+            "                    red runs RedLock over 3 independent Redis masters; segmented splits the",
+            "                    stock over --segments keys, each under its own lock: a buyer picks a",
+            "                    segment at random and moves on when it is empty. It first sells the same",
+            "                    stock under one lock, and reports the speed-up over it",
+            "  --segments N      segments of --lock segmented                         (default 8)",
             "  --redis URI       use this Redis instead of starting one; for --lock red give 3 or more",
             "                    masters, comma-separated. The demo overwrites the key latchkey-demo:stock",
             "  --timeout SECS    give up (and fail) if the stock is not sold by then  (default 120)",
@@ -74,16 +80,19 @@ final class DemoOptions {
     final int threads;
     final int stock;
     final LockType lock;
+    /** How many parts the stock is split into, each under its own lock: 1 unless segmented. */
+    final int segments;
     final List<String> redisUris;
     final Duration timeout;
     final boolean help;
 
-    private DemoOptions(int instances, int threads, int stock, LockType lock, List<String> redisUris,
+    private DemoOptions(int instances, int threads, int stock, LockType lock, int segments, List<String> redisUris,
             Duration timeout, boolean help) {
         this.instances = instances;
         this.threads = threads;
         this.stock = stock;
         this.lock = lock;
+        this.segments = segments;
         this.redisUris = List.copyOf(redisUris);
         this.timeout = timeout;
         this.help = help;
@@ -99,6 +108,7 @@ final class DemoOptions {
         int threads = 4;
         int stock = 3000;
         LockType lock = LockType.PLAIN;
+        Integer segments = null;
         List<String> redisUris = new ArrayList<>();
         Duration timeout = Duration.ofSeconds(120);
         boolean help = false;
@@ -128,6 +138,9 @@ final class DemoOptions {
                 case "--lock":
                     lock = LockType.parse(inline != null ? inline : value(args, ++i, name));
                     break;
+                case "--segments":
+                    segments = positive(name, inline != null ? inline : value(args, ++i, name), 1024);
+                    break;
                 case "--redis":
                     for (String uri : (inline != null ? inline : value(args, ++i, name)).split(",")) {
                         if (!uri.isBlank()) {
@@ -149,7 +162,14 @@ final class DemoOptions {
         if (lock != LockType.RED && redisUris.size() > 1) {
             throw new UsageException("--lock " + lock.option + " uses one Redis; got " + redisUris.size() + " URIs");
         }
-        return new DemoOptions(instances, threads, stock, lock, redisUris, timeout, help);
+        if (segments != null && lock != LockType.SEGMENTED) {
+            throw new UsageException("--segments needs --lock segmented");
+        }
+        int parts = lock == LockType.SEGMENTED ? (segments == null ? DEFAULT_SEGMENTS : segments) : 1;
+        if (parts > stock) {
+            throw new UsageException("--segments must not exceed --stock (" + stock + "): " + parts);
+        }
+        return new DemoOptions(instances, threads, stock, lock, parts, redisUris, timeout, help);
     }
 
     private static String value(String[] args, int index, String name) {

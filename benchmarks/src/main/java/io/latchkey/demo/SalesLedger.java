@@ -1,6 +1,5 @@
 package io.latchkey.demo;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -12,37 +11,63 @@ import java.util.concurrent.atomic.AtomicLong;
 final class SalesLedger {
 
     private final int stock;
-    /** Index = the stock level a sale read, from 1 to stock: each must be sold exactly once. */
+    /** Per segment: the first item number before it, and one past its last. */
+    private final int[] offsets;
+    /** Index = item number from 1 to stock (a segment's offset plus the level a sale read): each must be sold exactly once. */
     private final AtomicIntegerArray timesSold;
-    private final AtomicInteger holders = new AtomicInteger();
+    /** Per segment: workers inside its critical section. */
+    private final AtomicIntegerArray holders;
     private final AtomicLong overlaps = new AtomicLong();
     private final AtomicLong outOfRange = new AtomicLong();
     private final AtomicLong sold = new AtomicLong();
 
-    SalesLedger(int stock) {
+    /**
+     * @param stock the items
+     * @param segments how many parts the stock is split into, each under a lock of its own: the
+     *     first {@code stock % segments} get one item more than the others
+     */
+    SalesLedger(int stock, int segments) {
         this.stock = stock;
+        this.offsets = new int[segments + 1];
+        for (int i = 0; i < segments; i++) {
+            offsets[i + 1] = offsets[i] + stock / segments + (i < stock % segments ? 1 : 0);
+        }
         this.timesSold = new AtomicIntegerArray(stock + 1);
+        this.holders = new AtomicIntegerArray(segments);
     }
 
-    /** A worker entered the critical section; counts an overlap if someone else is inside. */
-    void enter() {
-        if (holders.incrementAndGet() != 1) {
+    /** @return how many segments the stock is split into */
+    int segments() {
+        return holders.length();
+    }
+
+    /** @return the items of one segment: its stock level at the start */
+    int stockOf(int segment) {
+        return offsets[segment + 1] - offsets[segment];
+    }
+
+    /** A worker entered a segment's critical section; counts an overlap if someone else is inside it. */
+    void enter(int segment) {
+        if (holders.incrementAndGet(segment) != 1) {
             overlaps.incrementAndGet();
         }
     }
 
-    /** The worker left the critical section. */
-    void exit() {
-        holders.decrementAndGet();
+    /** The worker left the segment's critical section. */
+    void exit(int segment) {
+        holders.decrementAndGet(segment);
     }
 
-    /** @param level the stock level the sale read before writing {@code level - 1} */
-    void sold(long level) {
+    /**
+     * @param segment the segment sold from
+     * @param level the segment's stock level the sale read before writing {@code level - 1}
+     */
+    void sold(int segment, long level) {
         sold.incrementAndGet();
-        if (level < 1 || level > stock) {
+        if (level < 1 || level > stockOf(segment)) {
             outOfRange.incrementAndGet();
         } else {
-            timesSold.incrementAndGet((int) level);
+            timesSold.incrementAndGet(offsets[segment] + (int) level);
         }
     }
 
@@ -59,12 +84,12 @@ final class SalesLedger {
         return Math.max(0, sold.get() - stock);
     }
 
-    /** @return times the critical section had two holders at once */
+    /** @return times a segment's critical section had two holders at once */
     long overlaps() {
         return overlaps.get();
     }
 
-    /** @return sales of a stock level outside 1..stock: reading a value no correct run can see */
+    /** @return sales of a stock level outside 1..the segment's stock: reading a value no correct run can see */
     long outOfRange() {
         return outOfRange.get();
     }

@@ -5,7 +5,10 @@ import io.latchkey.LockClient;
 import io.latchkey.measure.LatencyHistogram;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,66 +20,84 @@ final class ShopInstance implements AutoCloseable {
 
     private final int number;
     private final LockClient client;
-    private final DistributedLock lock;
+    /** Per segment: its lock and its stock key. */
+    private final List<DistributedLock> locks;
+    private final List<String> stockKeys;
     private final StatefulRedisConnection<String, String> connection;
     private final RedisCommands<String, String> stock;
-    private final String stockKey;
     private final SalesLedger ledger;
 
     private final LongAdder sold = new LongAdder();
     private final LongAdder acquisitions = new LongAdder();
     private final LatencyHistogram waits = new LatencyHistogram();
 
-    ShopInstance(int number, LockClient client, DistributedLock lock, StatefulRedisConnection<String, String> connection,
-            String stockKey, SalesLedger ledger) {
+    /**
+     * @param locks per segment of the stock, its lock; one for the whole stock under one lock
+     * @param stockKeys per segment, the Redis key of its stock level
+     */
+    ShopInstance(int number, LockClient client, List<DistributedLock> locks, StatefulRedisConnection<String, String> connection,
+            List<String> stockKeys, SalesLedger ledger) {
         this.number = number;
         this.client = client;
-        this.lock = lock;
+        this.locks = List.copyOf(locks);
         this.connection = connection;
         this.stock = connection.sync();
-        this.stockKey = stockKey;
+        this.stockKeys = List.copyOf(stockKeys);
         this.ledger = ledger;
     }
 
     /**
-     * Sells until the stock is gone: take the lock, read the stock, write it back one lower,
+     * Sells until the stock is gone: pick a segment (the only one, or one at random among those
+     * this worker has not found empty), take its lock, read its stock, write it back one lower,
      * release. The read and the write are two separate commands on purpose, so that only the
-     * lock keeps two sales from reading the same level.
+     * lock keeps two sales from reading the same level. An empty segment is left for another;
+     * the worker stops once it found every segment empty.
      *
      * @param start opened once every worker is ready, so that they all start together
      * @throws InterruptedException if interrupted while waiting for the start
      */
     void work(CountDownLatch start) throws InterruptedException {
         start.await();
-        boolean soldOut = false;
-        while (!soldOut) {
+        List<Integer> open = new ArrayList<>();
+        for (int segment = 0; segment < locks.size(); segment++) {
+            open.add(segment);
+        }
+        while (!open.isEmpty()) {
+            int pick = open.size() == 1 ? 0 : ThreadLocalRandom.current().nextInt(open.size());
+            int segment = open.get(pick);
+            DistributedLock lock = locks.get(segment);
+            boolean soldOut;
             long began = System.nanoTime();
             lock.lock();
             long waited = System.nanoTime() - began;
             try {
-                ledger.enter();
+                ledger.enter(segment);
                 try {
-                    soldOut = sellOne();
+                    soldOut = sellOne(segment);
                 } finally {
-                    ledger.exit();
+                    ledger.exit(segment);
                 }
             } finally {
                 lock.unlock();
             }
             waits.record(waited);
             acquisitions.increment();
+            if (soldOut) {
+                open.remove(pick);
+            }
         }
     }
 
-    /** @return whether the stock was already gone */
-    private boolean sellOne() {
-        String value = stock.get(stockKey);
+    /** @return whether the segment's stock was already gone */
+    private boolean sellOne(int segment) {
+        String key = stockKeys.get(segment);
+        String value = stock.get(key);
         long level = value == null ? 0 : Long.parseLong(value);
         if (level <= 0) {
             return true;
         }
-        stock.set(stockKey, Long.toString(level - 1));
-        ledger.sold(level);
+        stock.set(key, Long.toString(level - 1));
+        ledger.sold(segment, level);
         sold.increment();
         return false;
     }

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The demo: {@code --instances} application instances (separate {@link LockClient}s) with
- * {@code --threads} workers each sell {@code --stock} items under one lock, with live progress
+ * {@code --threads} workers each sell {@code --stock} items under one lock, or split over
+ * {@code --segments} keys each under its own lock ({@code --lock segmented}), with live progress
  * and a final table that proves every item was sold exactly once. See {@link DemoOptions#USAGE}.
  */
 public final class StockDemo {
@@ -91,24 +92,57 @@ public final class StockDemo {
         }
     }
 
-    /** One run: the instances, their workers, the progress line and the report. */
+    /**
+     * One run: the instances, their workers, the progress line and the report; for
+     * {@code --lock segmented} two sales of the same stock, under one lock and then split over
+     * the segments, so that the speed-up is measured on the same machine and Redis.
+     */
     private static final class Run {
 
         private final DemoOptions options;
         private final DemoRedis redis;
         private final PrintStream out;
         private final PrintStream err;
-        private final SalesLedger ledger;
 
         Run(DemoOptions options, DemoRedis redis, PrintStream out, PrintStream err) {
             this.options = options;
             this.redis = redis;
             this.out = out;
             this.err = err;
-            this.ledger = new SalesLedger(options.stock);
         }
 
         int execute() throws InterruptedException {
+            if (options.lock != LockType.SEGMENTED) {
+                DemoReport report = sell(options.lock, 1, null);
+                return report == null ? USAGE : report.passed() ? PASSED : FAILED;
+            }
+            out.printf("Phase 1 of 2: the same stock under one lock, for comparison%n");
+            DemoReport single = sell(LockType.PLAIN, 1, null);
+            if (single == null) {
+                return USAGE;
+            }
+            out.printf("%nPhase 2 of 2: the stock split over %d segments%n", options.segments);
+            DemoReport segmented = sell(LockType.SEGMENTED, options.segments, single);
+            return segmented == null ? USAGE : single.passed() && segmented.passed() ? PASSED : FAILED;
+        }
+
+        /**
+         * Sells the whole stock once and prints the report.
+         *
+         * @param kind the lock kind of every segment
+         * @param segments how many parts the stock is split into, each under its own lock
+         * @param baseline the same sale under one lock, to compare with; null for none
+         * @return the report, or null if the lock kind is not available
+         */
+        private DemoReport sell(LockType kind, int segments, DemoReport baseline) throws InterruptedException {
+            SalesLedger ledger = new SalesLedger(options.stock, segments);
+            List<String> stockKeys = new ArrayList<>();
+            List<String> lockNames = new ArrayList<>();
+            for (int i = 0; i < segments; i++) {
+                boolean whole = kind != LockType.SEGMENTED;
+                stockKeys.add(whole ? STOCK_KEY : STOCK_KEY + ":segment-" + i);
+                lockNames.add(whole ? LOCK_NAME : LOCK_NAME + ":segment-" + i);
+            }
             RedisClient stockClient = RedisClient.create();
             List<ShopInstance> instances = new ArrayList<>();
             int workers = options.instances * options.threads;
@@ -117,18 +151,20 @@ public final class StockDemo {
                 RedisURI stockUri = RedisURI.create(redis.uris().get(0));
                 stockUri.setTimeout(REDIS_TIMEOUT);
                 try (StatefulRedisConnection<String, String> setup = stockClient.connect(stockUri)) {
-                    setup.sync().set(STOCK_KEY, Integer.toString(options.stock));
+                    for (int i = 0; i < segments; i++) {
+                        setup.sync().set(stockKeys.get(i), Integer.toString(ledger.stockOf(i)));
+                    }
                 }
                 try {
                     for (int i = 1; i <= options.instances; i++) {
-                        instances.add(openInstance(i, stockClient, stockUri));
+                        instances.add(openInstance(i, kind, lockNames, stockKeys, ledger, stockClient, stockUri));
                     }
                 } catch (IllegalStateException e) {
                     // The lock kind's module is missing: getFairLock / getRedLock say which.
                     err.println("latchkey-demo: --lock " + options.lock.option + ": " + e.getMessage());
-                    return USAGE;
+                    return null;
                 }
-                printHeader();
+                printHeader(kind, segments);
 
                 CountDownLatch start = new CountDownLatch(1);
                 List<CompletableFuture<Void>> running = new ArrayList<>();
@@ -145,10 +181,10 @@ public final class StockDemo {
                 long elapsed = System.nanoTime() - began;
                 progress.stop();
 
-                long stockLeft = readStock(stockClient, stockUri);
-                DemoReport report = new DemoReport(options, redis, ledger, instances, elapsed, stockLeft, failures);
+                long stockLeft = readStock(stockClient, stockUri, stockKeys);
+                DemoReport report = new DemoReport(options, kind, redis, ledger, instances, elapsed, stockLeft, failures, baseline);
                 out.print(report.render());
-                return report.passed() ? PASSED : FAILED;
+                return report;
             } finally {
                 pool.shutdownNow();
                 instances.forEach(ShopInstance::close);
@@ -157,27 +193,30 @@ public final class StockDemo {
             }
         }
 
-        private ShopInstance openInstance(int number, RedisClient stockClient, RedisURI stockUri) {
+        private ShopInstance openInstance(int number, LockType kind, List<String> lockNames, List<String> stockKeys,
+                SalesLedger ledger, RedisClient stockClient, RedisURI stockUri) {
             LockConfig.Builder config = LockConfig.builder();
-            if (options.lock == LockType.RED) {
+            if (kind == LockType.RED) {
                 config.redLockAddresses(redis.uris().toArray(String[]::new));
             } else {
                 config.address(redis.uris().get(0));
             }
             LockClient client = LockClient.create(config.build());
             try {
-                DistributedLock lock;
-                switch (options.lock) {
-                    case FAIR:
-                        lock = client.getFairLock(LOCK_NAME);
-                        break;
-                    case RED:
-                        lock = client.getRedLock(LOCK_NAME);
-                        break;
-                    default:
-                        lock = client.getLock(LOCK_NAME);
+                List<DistributedLock> locks = new ArrayList<>();
+                for (String lockName : lockNames) {
+                    switch (kind) {
+                        case FAIR:
+                            locks.add(client.getFairLock(lockName));
+                            break;
+                        case RED:
+                            locks.add(client.getRedLock(lockName));
+                            break;
+                        default:
+                            locks.add(client.getLock(lockName));
+                    }
                 }
-                return new ShopInstance(number, client, lock, stockClient.connect(stockUri), STOCK_KEY, ledger);
+                return new ShopInstance(number, client, locks, stockClient.connect(stockUri), stockKeys, ledger);
             } catch (RuntimeException | Error e) {
                 client.close();
                 throw e;
@@ -217,20 +256,34 @@ public final class StockDemo {
             return failures;
         }
 
-        private long readStock(RedisClient stockClient, RedisURI stockUri) {
+        /** @return the stock left over every segment; {@link Long#MIN_VALUE} if one cannot be read */
+        private long readStock(RedisClient stockClient, RedisURI stockUri, List<String> stockKeys) {
             try (StatefulRedisConnection<String, String> check = stockClient.connect(stockUri)) {
-                String value = check.sync().get(STOCK_KEY);
-                return value == null ? Long.MIN_VALUE : Long.parseLong(value);
+                long left = 0;
+                for (String key : stockKeys) {
+                    String value = check.sync().get(key);
+                    if (value == null) {
+                        return Long.MIN_VALUE;
+                    }
+                    left += Long.parseLong(value);
+                }
+                return left;
             } catch (RuntimeException e) {
                 err.println("latchkey-demo: cannot read the stock left: " + e);
                 return Long.MIN_VALUE;
             }
         }
 
-        private void printHeader() {
-            out.printf("Latchkey demo: %d instance%s × %d thread%s sell %,d items under one %s%n",
-                    options.instances, options.instances == 1 ? "" : "s",
-                    options.threads, options.threads == 1 ? "" : "s", options.stock, options.lock.description);
+        private void printHeader(LockType kind, int segments) {
+            String instances = options.instances + " instance" + (options.instances == 1 ? "" : "s");
+            String threads = options.threads + " thread" + (options.threads == 1 ? "" : "s");
+            if (kind == LockType.SEGMENTED) {
+                out.printf("Latchkey demo: %s × %s sell %,d items in %d segments, each under its own %s%n",
+                        instances, threads, options.stock, segments, kind.description);
+            } else {
+                out.printf("Latchkey demo: %s × %s sell %,d items under one %s%n", instances, threads, options.stock,
+                        kind.description);
+            }
             out.printf("Redis: %s (%s)%n%n", String.join(", ", redis.uris()), redis.description());
             out.flush();
         }

@@ -46,11 +46,31 @@ class StockDemoTest {
     }
 
     @Test
+    @Timeout(90)
+    void segmentedLockSellsEachSegmentExactlyOnceAndReportsTheSpeedUpOverOneLock() {
+        Output output = run("--lock", "segmented", "--segments", "4", "--instances", "2", "--threads", "3", "--stock", "203",
+                "--timeout", "40");
+
+        assertEquals(StockDemo.PASSED, output.status, output::describe);
+        assertTrue(output.out.contains("Phase 1 of 2") && output.out.contains("sell 203 items under one reentrant lock"),
+                output::describe);
+        assertTrue(output.out.contains("Phase 2 of 2") && output.out.contains("sell 203 items in 4 segments, each under its own"),
+                output::describe);
+        assertTrue(output.out.contains("PASS: 203 items sold exactly once by 2 instances × 3 threads"), output::describe);
+        assertTrue(output.out.contains("segmented lock, 4 segments)"), output::describe);
+        assertTrue(output.out.matches("(?s).*\\n  items sold twice +0 +ok\\n.*"), output::describe);
+        assertTrue(output.out.matches("(?s).*\\n  two holders at once +0 +ok\\n.*"), output::describe);
+        assertTrue(output.out.matches("(?s).*\\n  stock left in Redis +0 +ok\\n.*"), output::describe);
+        assertTrue(output.out.matches("(?s).*\\nSpeed-up over one lock: [\\d,]+ sales/s under one lock .* over 4 segments .*: × \\d+\\.\\d\\n.*"),
+                output::describe);
+    }
+
+    @Test
     void helpPrintsTheOptionsAndExitsWithZero() {
         Output output = run("--help");
 
         assertEquals(StockDemo.PASSED, output.status, output::describe);
-        for (String option : new String[] {"--instances", "--threads", "--stock", "--lock", "--redis", "--help"}) {
+        for (String option : new String[] {"--instances", "--threads", "--stock", "--lock", "--segments", "--redis", "--help"}) {
             assertTrue(output.out.contains(option), () -> option + " missing from\n" + output.describe());
         }
     }
@@ -60,13 +80,19 @@ class StockDemoTest {
         Output unknownLock = run("--lock", "spin");
         Output zeroStock = run("--stock", "0");
         Output redWithOneMaster = run("--lock", "red", "--redis", "redis://127.0.0.1:6379");
+        Output segmentsOfOneLock = run("--segments", "4");
+        Output moreSegmentsThanStock = run("--lock", "segmented", "--segments", "10", "--stock", "5");
 
         assertEquals(StockDemo.USAGE, unknownLock.status, unknownLock::describe);
-        assertTrue(unknownLock.err.contains("--lock must be plain, fair or red: spin"), unknownLock::describe);
+        assertTrue(unknownLock.err.contains("--lock must be plain, fair, red or segmented: spin"), unknownLock::describe);
         assertEquals(StockDemo.USAGE, zeroStock.status, zeroStock::describe);
         assertTrue(zeroStock.err.contains("--stock must be between 1 and"), zeroStock::describe);
         assertEquals(StockDemo.USAGE, redWithOneMaster.status, redWithOneMaster::describe);
         assertTrue(redWithOneMaster.err.contains("at least 3"), redWithOneMaster::describe);
+        assertEquals(StockDemo.USAGE, segmentsOfOneLock.status, segmentsOfOneLock::describe);
+        assertTrue(segmentsOfOneLock.err.contains("--segments needs --lock segmented"), segmentsOfOneLock::describe);
+        assertEquals(StockDemo.USAGE, moreSegmentsThanStock.status, moreSegmentsThanStock::describe);
+        assertTrue(moreSegmentsThanStock.err.contains("--segments must not exceed --stock"), moreSegmentsThanStock::describe);
     }
 
     private static Output run(String... args) {

@@ -1001,10 +1001,22 @@ public abstract class DistributedLockContract {
         assertFalse(hold.isValid(), "a lost hold is not valid");
     }
 
+    /**
+     * The token the rows compare: a hold's fencing token. A lock kind whose holds have no token of
+     * their own (the multi-lock's, whose parts have one each) maps a hold to a number that is
+     * equal for the handles of one hold and greater for a later hold.
+     *
+     * @param hold a hold of the lock kind under test
+     * @return its fencing token
+     */
+    protected long tokenOf(LockHold hold) {
+        return hold.fencingToken();
+    }
+
     /** Fails unless {@code later}, a hold that began after {@code earlier}, has the greater token. */
-    private static void assertGreaterToken(LockHold earlier, LockHold later) {
-        assertTrue(later.fencingToken() > earlier.fencingToken(), "a new hold's token exceeds the earlier hold's: "
-                + later.fencingToken() + " after " + earlier.fencingToken());
+    private void assertGreaterToken(LockHold earlier, LockHold later) {
+        assertTrue(tokenOf(later) > tokenOf(earlier), "a new hold's token exceeds the earlier hold's: "
+                + tokenOf(later) + " after " + tokenOf(earlier));
     }
 
     /** Fails unless {@code call} throws an {@link IllegalMonitorStateException} that is not a {@link LeaseLostException}. */
@@ -1092,7 +1104,7 @@ public abstract class DistributedLockContract {
         assertEquals(3, lock.getHoldCount());
         for (LockHold reentry : List.of(second, third)) {
             assertNotSame(first, reentry, "each re-entry returns a handle of its own");
-            assertEquals(first.fencingToken(), reentry.fencingToken(), "a re-entry keeps the hold's token");
+            assertEquals(tokenOf(first), tokenOf(reentry), "a re-entry keeps the hold's token");
             assertSame(first.leaseLost(), reentry.leaseLost(), "every handle of one hold has the same leaseLost()");
             assertSame(lock, reentry.lock());
             assertEquals(first.ownerId(), reentry.ownerId());
@@ -1137,7 +1149,7 @@ public abstract class DistributedLockContract {
         LockHold first = lock.acquire();
         lock.lock();
         assertEquals(2, lock.getHoldCount(), "lock() after acquire() is a re-entry");
-        assertEquals(first.fencingToken(), lock.acquire().fencingToken(), "the third level is the same hold too");
+        assertEquals(tokenOf(first), tokenOf(lock.acquire()), "the third level is the same hold too");
         lock.unlock();
         lock.unlock();
         assertEquals(1, lock.getHoldCount());
@@ -1171,7 +1183,7 @@ public abstract class DistributedLockContract {
         LockHold reentry = second.acquire();
         assertSame(second, reentry.lock(), "each handle names the lock object it was acquired on");
         assertSame(first, hold.lock());
-        assertEquals(hold.fencingToken(), reentry.fencingToken(), "one hold across lock objects of one name");
+        assertEquals(tokenOf(hold), tokenOf(reentry), "one hold across lock objects of one name");
         assertEquals(2, first.getHoldCount());
         reentry.close();
         assertEquals(1, second.getHoldCount());
@@ -1195,7 +1207,7 @@ public abstract class DistributedLockContract {
         hold.leaseLost().cancel(true);
         assertTrue(hold.isValid(), "only the client decides that a lease is lost");
         LockHold reentry = lock.acquire();
-        assertEquals(hold.fencingToken(), reentry.fencingToken(), "the re-entry is not refused as lost");
+        assertEquals(tokenOf(hold), tokenOf(reentry), "the re-entry is not refused as lost");
         reentry.close();
         hold.close();
         assertFalse(lock.isLocked());
@@ -1210,39 +1222,39 @@ public abstract class DistributedLockContract {
         List<Long> tokens = new ArrayList<>();
 
         LockHold hold = one.acquire();
-        tokens.add(hold.fencingToken());
+        tokens.add(tokenOf(hold));
         hold.close();
         hold = one.acquire(); // the same owner again: a new hold
-        tokens.add(hold.fencingToken());
+        tokens.add(tokenOf(hold));
         hold.close();
         tokens.add(newOwnerThread("second-owner").call(() -> {
             try (LockHold h = one.acquire(Duration.ofSeconds(10))) {
-                return h.fencingToken();
+                return tokenOf(h);
             }
         }));
         long asyncOwner = newOwnerId();
         hold = two.acquireAsync(asyncOwner).get(5, TimeUnit.SECONDS); // another client
-        tokens.add(hold.fencingToken());
+        tokens.add(tokenOf(hold));
         hold.close();
         hold = two.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10), asyncOwner).get(5, TimeUnit.SECONDS).orElseThrow();
-        tokens.add(hold.fencingToken());
+        tokens.add(tokenOf(hold));
         hold.close();
         hold = two.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-        tokens.add(hold.fencingToken());
+        tokens.add(tokenOf(hold));
         hold.close();
 
         // forceUnlock deletes the lock while it is held; the next hold still gets a greater token.
-        tokens.add(two.acquireAsync(newOwnerId()).get(5, TimeUnit.SECONDS).fencingToken());
+        tokens.add(tokenOf(two.acquireAsync(newOwnerId()).get(5, TimeUnit.SECONDS)));
         assertTrue(one.forceUnlock());
         hold = one.acquire();
-        tokens.add(hold.fencingToken());
+        tokens.add(tokenOf(hold));
         hold.close();
 
         // A lease that runs out takes the lock's key with it (a real TTL, short).
-        tokens.add(one.acquireAsync(SHORT_LEASE, newOwnerId()).get(5, TimeUnit.SECONDS).fencingToken());
+        tokens.add(tokenOf(one.acquireAsync(SHORT_LEASE, newOwnerId()).get(5, TimeUnit.SECONDS)));
         within(SHORT_LEASE.plus(MARGIN)).until(() -> !two.isLocked());
         hold = two.acquire();
-        tokens.add(hold.fencingToken());
+        tokens.add(tokenOf(hold));
         hold.close();
 
         for (int i = 1; i < tokens.size(); i++) {
@@ -1276,8 +1288,8 @@ public abstract class DistributedLockContract {
         assertTrue(wakeUp < MARGIN.toMillis(), "the waiter took " + wakeUp + " ms to notice close()");
         assertEquals(waiter.id(), hold.ownerId());
         assertSame(wanted, hold.lock());
-        assertTrue(hold.fencingToken() > holding.fencingToken(),
-                "the waiter's hold began after the holder's: " + hold.fencingToken() + " vs " + holding.fencingToken());
+        assertTrue(tokenOf(hold) > tokenOf(holding),
+                "the waiter's hold began after the holder's: " + tokenOf(hold) + " vs " + tokenOf(holding));
         waiter.run(hold::close);
         assertFalse(held.isLocked());
     }
@@ -1349,7 +1361,7 @@ public abstract class DistributedLockContract {
         LockHold tried = lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10), owner).get(5, TimeUnit.SECONDS).orElseThrow();
         for (LockHold reentry : List.of(fixed, tried)) {
             assertEquals(owner, reentry.ownerId());
-            assertEquals(hold.fencingToken(), reentry.fencingToken(), "re-entries of the owner are the same hold");
+            assertEquals(tokenOf(hold), tokenOf(reentry), "re-entries of the owner are the same hold");
         }
 
         closer.run(fixed::close);

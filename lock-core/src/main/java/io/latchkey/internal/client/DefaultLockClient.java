@@ -12,6 +12,8 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
+import io.latchkey.internal.multi.MultiHolds;
+import io.latchkey.internal.multi.MultiLock;
 import io.latchkey.internal.semaphore.LeasedSemaphore;
 import io.latchkey.internal.semaphore.SemaphoreProtocol;
 import io.latchkey.internal.time.Ticker;
@@ -46,6 +48,8 @@ public final class DefaultLockClient implements LockClient {
     private final LeaseRenewer renewer;
     private final UnsettledCalls unsettled;
     private final HoldRegistry holds;
+    /** The holds of multi-locks made by this client, shared by its multi-lock objects over the same locks. */
+    private final MultiHolds multiHolds = new MultiHolds();
     private final Kinds kindContext = new Kinds();
     /** The client's own Redis; null if only RedLock masters are configured. */
     private final Connected own;
@@ -137,7 +141,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock getMultiLock(DistributedLock... locks) {
-        throw new UnsupportedOperationException("multi-lock: not built yet");
+        return MultiLock.over(locks, multiHolds, ticker, resources.timer(), config.commandTimeout());
     }
 
     private LockKind kind(Kind kind) {

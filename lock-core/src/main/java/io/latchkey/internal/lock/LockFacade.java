@@ -3,6 +3,7 @@ package io.latchkey.internal.lock;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
 import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.redis.LockExceptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -227,6 +228,38 @@ public final class LockFacade implements DistributedLock {
     public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, Duration leaseTime, long ownerId) {
         long wait = waitNanos(waitTime);
         return start(ownerId, fixedLease(leaseTime), wait, hold -> Optional.ofNullable(hold).map(this::handle));
+    }
+
+    // ---- for locks made of locks -------------------------------------------------------------
+
+    /**
+     * One acquisition for a lock made of other locks (the multi-lock), which drives its parts by
+     * owner, lease and wait as none of the public methods takes them together (a watchdog lease
+     * with a bounded wait for a given owner), and must know when a part it gave up has left
+     * nothing behind.
+     *
+     * @param owner the owner
+     * @param leaseTime a fixed lease, validated by the caller; null for this lock's watchdog lease
+     * @param waitNanos the longest wait; {@link Long#MAX_VALUE} for as long as it takes
+     * @return the running acquisition
+     */
+    public Acquisition acquisition(long owner, Duration leaseTime, long waitNanos) {
+        LeaseTerm lease = leaseTime == null ? watchdogLease() : fixedLease(leaseTime);
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, owner, lease, Math.max(0, waitNanos));
+        CompletableFuture<Optional<LockHold>> result = new CompletableFuture<>();
+        attempt.result().whenComplete((hold, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(LockExceptions.unwrap(failure));
+            } else {
+                result.complete(Optional.ofNullable(hold).map(this::handle));
+            }
+        });
+        return new Acquisition(result, attempt::cancel);
+    }
+
+    /** @return what identifies this lock on its client: equal for every lock object of it */
+    public Object identity() {
+        return protocol.identity();
     }
 
     private LockHold handle(Hold hold) {

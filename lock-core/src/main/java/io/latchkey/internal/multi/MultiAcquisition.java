@@ -1,0 +1,133 @@
+package io.latchkey.internal.multi;
+
+import io.latchkey.LockHold;
+import io.latchkey.internal.lock.Acquisition;
+import io.latchkey.internal.time.Ticker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One acquisition of a multi-lock: its parts one after another, in the global order, each waiting
+ * by its own messages for what is left of the one wait. A part taken stays held while the next is
+ * waited for; this cannot deadlock with another multi-lock, which waits in the same order. When
+ * a part's wait runs out, a part fails, or the acquisition is cancelled, the parts taken so far
+ * are released (and the part being waited for is abandoned) before the result says so: the
+ * result is all the parts' holds, or, once nothing is left, none.
+ *
+ * <p>Steps run one after another, each started by the completion of the last; the fields that a
+ * cancel reads are guarded by this.
+ */
+final class MultiAcquisition {
+
+    private static final long FOREVER = Long.MAX_VALUE;
+
+    private final List<Part> parts;
+    private final long owner;
+    private final Duration leaseTime;
+    private final Ticker ticker;
+    private final long deadlineNanos;
+    /** The parts' holds once all are taken; null when the wait ran out. */
+    private final CompletableFuture<List<LockHold>> result = new CompletableFuture<>();
+    /** Guarded by this: the acquisitions of the parts taken so far, and then the one under way. */
+    private final List<Acquisition> started = new ArrayList<>();
+    /** Guarded by this: the one clean-up, once started. */
+    private CompletableFuture<Void> cleanUp;
+
+    private MultiAcquisition(List<Part> parts, long owner, Duration leaseTime, Ticker ticker, long waitNanos) {
+        this.parts = parts;
+        this.owner = owner;
+        this.leaseTime = leaseTime;
+        this.ticker = ticker;
+        this.deadlineNanos = waitNanos == FOREVER ? FOREVER : ticker.read() + waitNanos;
+    }
+
+    /**
+     * @param parts the parts in acquisition order
+     * @param owner the owner of every part's hold
+     * @param leaseTime a fixed lease for every part, or null for each part's watchdog lease
+     * @param ticker the clock of the wait
+     * @param waitNanos the longest wait over all parts; {@link Long#MAX_VALUE} for as long as it takes
+     * @return the running acquisition
+     */
+    static MultiAcquisition start(List<Part> parts, long owner, Duration leaseTime, Ticker ticker, long waitNanos) {
+        MultiAcquisition acquisition = new MultiAcquisition(parts, owner, leaseTime, ticker, waitNanos);
+        acquisition.take(0);
+        return acquisition;
+    }
+
+    /**
+     * @return every part's hold, in acquisition order; null if a part stayed held elsewhere until
+     *     the wait ran out; fails with the first part's failure. Either way nothing is left
+     *     before it completes without the holds
+     */
+    CompletableFuture<List<LockHold>> result() {
+        return result;
+    }
+
+    /**
+     * Gives up: abandons the part being waited for and releases every part taken, also after all
+     * were taken (once however often it is called).
+     *
+     * @return completes when nothing of this acquisition is left
+     */
+    CompletableFuture<Void> cancel() {
+        result.cancel(false);
+        return cleanUp();
+    }
+
+    private void take(int index) {
+        if (index == parts.size()) {
+            List<LockHold> holds = new ArrayList<>(parts.size());
+            synchronized (this) {
+                for (Acquisition part : started) {
+                    holds.add(part.result().join().orElseThrow());
+                }
+            }
+            if (!result.complete(holds)) {
+                cleanUp(); // cancelled as the last part was granted
+            }
+            return;
+        }
+        Acquisition part = parts.get(index).start(owner, leaseTime, remainingNanos());
+        synchronized (this) {
+            started.add(part);
+            if (cleanUp != null) {
+                part.cancel(); // cancelled meanwhile: the clean-up did not see this one
+                return;
+            }
+        }
+        part.result().whenComplete((hold, failure) -> {
+            if (failure != null) {
+                cleanUp().whenComplete((ok, ignored) -> result.completeExceptionally(failure));
+            } else if (hold.isEmpty()) {
+                cleanUp().whenComplete((ok, ignored) -> result.complete(null));
+            } else if (result.isDone()) {
+                cleanUp();
+            } else {
+                take(index + 1);
+            }
+        });
+    }
+
+    private CompletableFuture<Void> cleanUp() {
+        List<Acquisition> toCancel;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        synchronized (this) {
+            if (cleanUp != null) {
+                return cleanUp;
+            }
+            cleanUp = done;
+            toCancel = List.copyOf(started);
+        }
+        // Outside the monitor: a cancel may complete a part's result, and so run its stage, at once.
+        CompletableFuture.allOf(toCancel.stream().map(Acquisition::cancel).toArray(CompletableFuture[]::new))
+                .whenComplete((ok, failure) -> done.complete(null));
+        return done;
+    }
+
+    private long remainingNanos() {
+        return deadlineNanos == FOREVER ? FOREVER : Math.max(0, deadlineNanos - ticker.read());
+    }
+}
