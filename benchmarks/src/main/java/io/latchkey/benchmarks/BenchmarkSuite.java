@@ -36,8 +36,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The benchmark suite's entry point ({@code java -jar latchkey-benchmarks.jar}): starts Redis,
- * runs every selected scenario for Latchkey and for Redisson through JMH's {@link Runner} (one
- * fork per run, so the libraries never share a JVM), and prints a table per scenario. See
+ * runs every selected scenario for Latchkey and its comparators (Redisson, and Spring where the
+ * scenario allows) through JMH's {@link Runner}, several forks per library, the libraries taking
+ * turns fork by fork (so that a drift of the machine over the run spreads over all of them), and
+ * prints a table per scenario with the mean and confidence interval across forks. See
  * {@link SuiteOptions#USAGE}.
  */
 public final class BenchmarkSuite {
@@ -101,12 +103,16 @@ public final class BenchmarkSuite {
         System.exit(status);
     }
 
-    /** The iteration settings of a full and a quick run. */
+    /** The iteration settings of a full and a quick run; how many forks comes from {@link SuiteOptions#forks}. */
     private enum Timing {
         FULL(1, 2, 2, 3, 4, 30_000, 60_000),
-        /** In-process (no fork): a JVM start and class loading per run would double a smoke run. */
-        QUICK(0, 1, 1, 1, 1, 3_000, 6_000);
+        /**
+         * In-process (JMH's "no fork"): a JVM start and class loading per run would double a smoke
+         * run. Two measurement iterations, so that one fork still shows an (understated) interval.
+         */
+        QUICK(0, 1, 1, 2, 1, 3_000, 6_000);
 
+        /** 1: each run in a JVM of its own; 0: in the suite's JVM. */
         final int forks;
 
         final int warmups;
@@ -151,28 +157,47 @@ public final class BenchmarkSuite {
             probeLockKinds(server, masters);
             String environment = environment(server);
             out.println(environment);
-            long runs = scenarios.size() * (long) options.libraries.size();
-            long estimate = scenarios.stream().mapToLong(timing::estimateSeconds).sum() * options.libraries.size();
+            long runs = scenarios.stream().mapToLong(s -> rounds(s) * (long) libraries(s).size()).sum();
+            long estimate = scenarios.stream().mapToLong(s -> timing.estimateSeconds(s) * rounds(s) * libraries(s).size())
+                    .sum();
             out.printf("%d runs, about %d min %02d s. JMH logs: %s%n%n", runs, estimate / 60, estimate % 60,
                     options.out.toAbsolutePath());
 
             int index = 0;
+            int turn = 0;
             for (Scenario scenario : scenarios) {
-                List<Library> order = new ArrayList<>(options.libraries);
-                if (timing.forks == 0 && index / order.size() % 2 == 1) {
-                    // One JVM for all runs: take turns at going first, so neither always meets a colder JIT.
-                    Collections.reverse(order);
+                Map<Library, List<RunOutcome.Fork>> forks = new EnumMap<>(Library.class);
+                Map<Library, RunOutcome> ended = new EnumMap<>(Library.class);
+                Map<Library, Long> seconds = new EnumMap<>(Library.class);
+                int rounds = rounds(scenario);
+                for (int round = 0; round < rounds; round++) {
+                    List<Library> order = new ArrayList<>(libraries(scenario));
+                    // Take turns at going first, so that no library always meets a colder machine or JIT.
+                    Collections.rotate(order, -(turn++ % order.size()));
+                    for (Library library : order) {
+                        index++;
+                        if (ended.containsKey(library)) {
+                            continue;
+                        }
+                        Attempt attempt = runOne(scenario, library, round, rounds, index, runs);
+                        seconds.merge(library, attempt.seconds, Long::sum);
+                        if (attempt.fork == null) {
+                            ended.put(library, attempt.failure);
+                        } else {
+                            forks.computeIfAbsent(library, l -> new ArrayList<>()).add(attempt.fork);
+                        }
+                    }
                 }
-                for (Library library : order) {
-                    index++;
-                    report.add(runOne(scenario, library, index, runs));
+                for (Library library : libraries(scenario)) {
+                    report.add(ended.containsKey(library) ? ended.get(library)
+                            : RunOutcome.ok(scenario, library, forks.get(library), seconds.get(library)));
                 }
             }
             addNotes();
             long seconds = (System.nanoTime() - started) / 1_000_000_000L;
             String text = report.render(environment) + String.format(Locale.ROOT,
                     "%nSuite time: %d min %02d s. Reproduce: java -jar benchmarks/target/latchkey-benchmarks.jar%s%n",
-                    seconds / 60, seconds % 60, options.quick ? " --quick" : "");
+                    seconds / 60, seconds % 60, options.commandLine());
             out.print(text);
             Files.writeString(options.out.resolve("summary.txt"), text, StandardCharsets.UTF_8);
             return report.failed() ? 1 : 0;
@@ -206,14 +231,40 @@ public final class BenchmarkSuite {
         }
     }
 
-    private RunOutcome runOne(Scenario scenario, Library library, long index, long runs) {
-        String runId = scenario.id + "-" + library.id;
-        out.printf("[%2d/%d] %-20s %-9s ", index, runs, scenario.id, library.title);
+    /** @return how many forks each library gets in this scenario: the watchdog's count is not noisy, one does */
+    private int rounds(Scenario scenario) {
+        return scenario.shape == Scenario.Shape.WATCHDOG ? 1 : options.forks;
+    }
+
+    /** @return the libraries selected that can express this scenario, in column order */
+    private List<Library> libraries(Scenario scenario) {
+        List<Library> libraries = new ArrayList<>();
+        Library.stream(scenario).filter(options.libraries::contains).forEach(libraries::add);
+        return libraries;
+    }
+
+    /** One fork's result, or the outcome that ends the library's runs of a scenario (a failure, a skip). */
+    private static final class Attempt {
+        final RunOutcome.Fork fork;
+        final RunOutcome failure;
+        final long seconds;
+
+        Attempt(RunOutcome.Fork fork, RunOutcome failure, long seconds) {
+            this.fork = fork;
+            this.failure = failure;
+            this.seconds = seconds;
+        }
+    }
+
+    private Attempt runOne(Scenario scenario, Library library, int round, int rounds, long index, long runs) {
+        String runId = scenario.id + "-" + library.id + "-f" + (round + 1);
+        out.printf("[%2d/%d] %-20s %-9s %-9s ", index, runs, scenario.id, library.title,
+                "fork " + (round + 1) + "/" + rounds);
         out.flush();
         if (library == Library.LATCHKEY && missingKinds.containsKey(scenario.kind)) {
             String why = missingKinds.get(scenario.kind);
             out.println("skipped: " + why);
-            return RunOutcome.skipped(scenario, library, why);
+            return new Attempt(null, RunOutcome.skipped(scenario, library, why), 0);
         }
         Path log = options.out.resolve(runId + ".log");
         Map<String, String> properties = runProperties(runId);
@@ -243,27 +294,32 @@ public final class BenchmarkSuite {
             properties.forEach(System::setProperty);
         }
         long began = System.nanoTime();
-        RunOutcome outcome;
         try {
             Collection<RunResult> results = new Runner(jmh.build()).run();
             long seconds = (System.nanoTime() - began) / 1_000_000_000L;
             Properties metrics = readMetrics(runId);
             if (results.isEmpty()) {
-                outcome = RunOutcome.failed(scenario, library, "JMH ran nothing; see " + log, metrics, seconds);
-            } else {
-                RunResult result = results.iterator().next();
-                outcome = RunOutcome.ok(scenario, library, result.getPrimaryResult().getScore(),
-                        result.getPrimaryResult().getScoreError(), metrics, seconds);
+                return failed(scenario, library, "JMH ran nothing; see " + log, metrics, seconds);
             }
+            RunResult result = results.iterator().next();
+            double[] iterations = result.getBenchmarkResults().stream()
+                    .flatMap(b -> b.getIterationResults().stream())
+                    .mapToDouble(i -> i.getPrimaryResult().getScore()).toArray();
+            RunOutcome.Fork fork = new RunOutcome.Fork(result.getPrimaryResult().getScore(), iterations, metrics);
+            printFork(scenario, fork, seconds);
+            return new Attempt(fork, null, seconds);
         } catch (RunnerException | RuntimeException e) {
             long seconds = (System.nanoTime() - began) / 1_000_000_000L;
             Properties metrics = readMetrics(runId);
             String why = Optional.ofNullable(metrics.getProperty(TrialMetrics.Keys.VIOLATION))
                     .orElseGet(() -> failureIn(log).orElse(String.valueOf(e)));
-            outcome = RunOutcome.failed(scenario, library, why + " (log: " + log + ")", metrics, seconds);
+            return failed(scenario, library, why + " (log: " + log + ")", metrics, seconds);
         }
-        printOutcome(outcome);
-        return outcome;
+    }
+
+    private Attempt failed(Scenario scenario, Library library, String why, Properties metrics, long seconds) {
+        out.printf("FAILED: %s  (%d s)%n", why, seconds);
+        return new Attempt(null, RunOutcome.failed(scenario, library, why, metrics, seconds), seconds);
     }
 
     /** @return the system properties a run's JVM needs: Redis, where metrics go, watchdog sizes */
@@ -320,21 +376,12 @@ public final class BenchmarkSuite {
         }
     }
 
-    private void printOutcome(RunOutcome outcome) {
-        switch (outcome.status) {
-            case OK:
-                String score = outcome.scenario.shape == Scenario.Shape.WATCHDOG
-                        ? String.format(Locale.ROOT, "%,.0f commands to Redis during the hold",
-                                outcome.metric(TrialMetrics.Keys.REDIS_COMMANDS).orElse(Double.NaN))
-                        : String.format(Locale.ROOT, "%,.0f %s/s", outcome.score.getAsDouble(), outcome.scenario.unit);
-                out.printf("%s  (%d s)%n", score, outcome.seconds);
-                break;
-            case FAILED:
-                out.printf("FAILED: %s  (%d s)%n", outcome.message, outcome.seconds);
-                break;
-            default:
-                out.println("skipped: " + outcome.message);
-        }
+    private void printFork(Scenario scenario, RunOutcome.Fork fork, long seconds) {
+        String score = scenario.shape == Scenario.Shape.WATCHDOG
+                ? String.format(Locale.ROOT, "%,.0f commands to Redis during the hold",
+                        fork.metric(TrialMetrics.Keys.REDIS_COMMANDS).orElse(Double.NaN))
+                : String.format(Locale.ROOT, "%,.0f %s/s", fork.score, scenario.unit);
+        out.printf("%s  (%d s)%n", score, seconds);
     }
 
     private void addNotes() {
@@ -350,24 +397,38 @@ public final class BenchmarkSuite {
         report.note("Wait times are each acquisition's time in lock() (fair-queue: from a release to the next grant),"
                 + " measurement iterations only; CPU and Redis figures are deltas over the same iterations"
                 + " (client CPU = the benchmark JVM's whole process).");
-        report.note(String.format(Locale.ROOT, "JMH: %d warm-up × %d s, %d measurement × %d s, %s;"
-                        + " watchdog: lease %d s, hold %d s.", timing.warmups, timing.warmupSeconds, timing.measurements,
-                timing.measurementSeconds, timing.forks == 0 ? "no fork (all runs in the suite's JVM)" : "1 fork per run",
+        report.note("Spring is Spring Integration " + version("org.springframework.integration", "spring-integration-redis")
+                + "'s RedisLockRegistry in PUB_SUB_LOCK mode over Spring Data Redis's LettuceConnectionFactory (defaults),"
+                + " its lease the watchdog lease, renewed by its renewal scheduler; it has only the plain lock, so it"
+                + " runs in the uncontended, hot, two-JVM and many-keys scenarios (n/a elsewhere).");
+        report.note(String.format(Locale.ROOT, "JMH: %d warm-up × %d s, %d measurement × %d s, %d fork%s per library"
+                        + " and scenario (%s), libraries alternating fork by fork; watchdog: 1 fork, lease %d s,"
+                        + " hold %d s.", timing.warmups, timing.warmupSeconds, timing.measurements,
+                timing.measurementSeconds, options.forks, options.forks == 1 ? "" : "s",
+                timing.forks == 0 ? "in the suite's JVM" : "each a JVM of its own",
                 timing.watchdogLeaseMillis / 1000, timing.watchdogHoldMillis / 1000));
+        report.note("Intervals: " + Estimate.CONFIDENCE_PERCENT + " % Student-t confidence intervals of the mean over the"
+                + " forks (with one fork, over its measurement iterations, which understates the spread). A ratio says"
+                + " faster/slower (better/worse for waits) only where Latchkey's interval and the comparator's do not"
+                + " overlap, else \"" + Verdict.NOISE + "\"; a target is met only if the worst ends of the intervals"
+                + " reach it, MISSED only if the best ends do not. Other rows merge the forks: counts added up,"
+                + " percentiles as the median of the forks, maxima as the largest.");
         if (options.quick) {
-            report.note("--quick: a smoke run, both libraries in one JVM, one short iteration each: the numbers"
-                    + " are indicative only; run without --quick for the real ones.");
+            report.note("--quick: a smoke run, all libraries in one JVM, short iterations: the numbers and their"
+                    + " intervals are indicative only; run without --quick for the real ones.");
         }
     }
 
     private static String environment(RedisServer server) {
         Runtime runtime = Runtime.getRuntime();
         return String.format(Locale.ROOT,
-                "%s | %d cores, %s %s (%s) | JDK %s (%s) | redis-server %s | Latchkey %s, Redisson %s, Lettuce %s, JMH %s",
+                "%s | %d cores, %s %s (%s) | JDK %s (%s) | redis-server %s | Latchkey %s, Redisson %s,"
+                        + " Spring Integration %s, Lettuce %s, JMH %s",
                 ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
                 runtime.availableProcessors(), System.getProperty("os.name"), System.getProperty("os.version"),
                 System.getProperty("os.arch"), System.getProperty("java.runtime.version"), System.getProperty("java.vm.name"),
                 server.version(), version("io.latchkey", "lock-core"), version("org.redisson", "redisson"),
+                version("org.springframework.integration", "spring-integration-redis"),
                 version("io.lettuce", "lettuce-core"), version("org.openjdk.jmh", "jmh-core"));
     }
 

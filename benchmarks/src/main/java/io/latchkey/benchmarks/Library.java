@@ -3,10 +3,12 @@ package io.latchkey.benchmarks;
 import java.time.Duration;
 import java.util.Locale;
 
-/** The two libraries under test; {@link #id} is the value of the benchmarks' {@code library} parameter. */
+/** The libraries under test, Latchkey and its comparators; {@link #id} is the value of the benchmarks' {@code library} parameter. */
 public enum Library {
     LATCHKEY("latchkey", "Latchkey"),
-    REDISSON("redisson", "Redisson");
+    REDISSON("redisson", "Redisson"),
+    /** Spring Integration's {@code RedisLockRegistry}: the plain lock only. */
+    SPRING("spring", "Spring");
 
     /** The JMH parameter value. */
     public final String id;
@@ -19,7 +21,7 @@ public enum Library {
     }
 
     /**
-     * @param id {@code latchkey} or {@code redisson}, any case
+     * @param id {@code latchkey}, {@code redisson} or {@code spring}, any case
      * @return the library
      * @throws IllegalArgumentException for any other value
      */
@@ -29,7 +31,15 @@ public enum Library {
                 return library;
             }
         }
-        throw new IllegalArgumentException("library must be latchkey or redisson: " + id);
+        throw new IllegalArgumentException("library must be latchkey, redisson or spring: " + id);
+    }
+
+    /**
+     * @param scenario a scenario
+     * @return the libraries that run it, in column order
+     */
+    static java.util.stream.Stream<Library> stream(Scenario scenario) {
+        return java.util.Arrays.stream(values()).filter(scenario.libraries::contains);
     }
 
     /**
@@ -39,6 +49,13 @@ public enum Library {
      * @return a connected backend; close it
      */
     public LockBackend open(Duration watchdogLease) {
-        return this == LATCHKEY ? new LatchkeyBackend(watchdogLease) : new RedissonBackend(watchdogLease);
+        switch (this) {
+            case LATCHKEY:
+                return new LatchkeyBackend(watchdogLease);
+            case REDISSON:
+                return new RedissonBackend(watchdogLease);
+            default:
+                return new SpringBackend(watchdogLease);
+        }
     }
 }

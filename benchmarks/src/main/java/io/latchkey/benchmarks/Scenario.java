@@ -1,12 +1,15 @@
 package io.latchkey.benchmarks;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
 
 /**
  * One line of the suite: a benchmark method, its thread count and parameters, the lock kind it
- * needs, and the target ratio (Latchkey / Redisson throughput) the issue sets for it. Immutable.
+ * needs, the target ratio (Latchkey / Redisson throughput) the issue sets for it, and the
+ * libraries that can express it. Immutable.
  */
 final class Scenario {
 
@@ -29,6 +32,8 @@ final class Scenario {
     final OptionalDouble p99Target;
     /** What one operation of the JMH score is: "acquisitions", "handoffs". */
     final String unit;
+    /** The libraries that can express it: Latchkey and Redisson always, Spring where {@code withSpring()} adds it. */
+    final Set<Library> libraries;
 
     private Scenario(String id, String title, Class<?> benchmarkClass, String method, int threads,
             Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, String unit) {
@@ -38,6 +43,13 @@ final class Scenario {
     private Scenario(String id, String title, Class<?> benchmarkClass, String method, int threads,
             Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, OptionalDouble p99Target,
             String unit) {
+        this(id, title, benchmarkClass, method, threads, params, kind, shape, target, p99Target, unit,
+                EnumSet.of(Library.LATCHKEY, Library.REDISSON));
+    }
+
+    private Scenario(String id, String title, Class<?> benchmarkClass, String method, int threads,
+            Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, OptionalDouble p99Target,
+            String unit, Set<Library> libraries) {
         this.id = id;
         this.title = title;
         this.benchmarkClass = benchmarkClass;
@@ -49,6 +61,13 @@ final class Scenario {
         this.target = target;
         this.p99Target = p99Target;
         this.unit = unit;
+        this.libraries = Set.copyOf(libraries);
+    }
+
+    /** @return this scenario, run with Spring's {@code RedisLockRegistry} too (it has the plain lock only) */
+    private Scenario withSpring() {
+        return new Scenario(id, title, benchmarkClass, method, threads, params, kind, shape, target, p99Target, unit,
+                EnumSet.allOf(Library.class));
     }
 
     /** @return JMH's include pattern for exactly this benchmark method */
@@ -67,17 +86,17 @@ final class Scenario {
         return List.of(
                 new Scenario("uncontended-lock", "uncontended lock()+unlock(), 1 thread",
                         UncontendedBenchmark.class, "lockUnlock", 1, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                        OptionalDouble.of(2.5), "acquisitions"),
+                        OptionalDouble.of(2.5), "acquisitions").withSpring(),
                 new Scenario("uncontended-trylock", "uncontended tryLock()+unlock(), 1 thread",
                         UncontendedBenchmark.class, "tryLockUnlock", 1, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                        OptionalDouble.of(2.5), "acquisitions"),
+                        OptionalDouble.of(2.5), "acquisitions").withSpring(),
                 hot(2), hot(8), hot(32),
                 new Scenario("two-jvms", "one hot lock, 2 JVMs × 8 threads",
                         TwoJvmBenchmark.class, "lockUnlock", 8, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                        OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions"),
+                        OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions").withSpring(),
                 new Scenario("many-keys", "32 threads over 10,000 locks",
                         ManyKeysBenchmark.class, "lockUnlock", 32, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                        OptionalDouble.of(2.5), "acquisitions"),
+                        OptionalDouble.of(2.5), "acquisitions").withSpring(),
                 fair(8), fair(32),
                 fairQueue(1), fairQueue(100), fairQueue(1000),
                 new Scenario("redlock", "RedLock over 3 masters, lock()+unlock(), 1 thread",
@@ -92,7 +111,7 @@ final class Scenario {
     private static Scenario hot(int threads) {
         return new Scenario("hot-" + threads, "one hot lock, " + threads + " threads in one JVM",
                 HotLockBenchmark.class, "lockUnlock", threads, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions");
+                OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions").withSpring();
     }
 
     private static Scenario fair(int threads) {

@@ -1,5 +1,6 @@
 package io.latchkey.benchmarks;
 
+import io.latchkey.measure.LatencyHistogram;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,13 +19,18 @@ import java.util.concurrent.atomic.LongAdder;
  * the JMH threads do in the first JVM, and count into the same {@link SharedCounter}. Started and
  * steered by {@link TwoJvmBenchmark} over standard input and output, one line each way:
  * it prints {@code ready} once its threads run; {@code count} answers the acquisitions so far;
- * {@code stop} (or the end of input) stops the threads and answers
+ * {@code begin} and {@code end} (no answer) open and close a measured window for the wait times;
+ * {@code waits} answers {@code <count> <p50> <p99> <p99.9>} (nanoseconds) of the waits in the
+ * measured windows so far; {@code stop} (or the end of input) stops the threads and answers
  * {@code stopped <acquisitions> <ok|failure>}, then the process exits.
  *
  * <p>Arguments: {@code library lockName threads sharedCounterFile}. Redis comes from
  * {@link BenchEnvironment#REDIS}.
  */
 public final class SecondJvmContender {
+
+    /** This JVM's number in the {@link SharedCounter}'s fairness count; the JMH JVM is 0. */
+    static final int SECOND_JVM = 1;
 
     private SecondJvmContender() {
     }
@@ -44,6 +50,7 @@ public final class SecondJvmContender {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
         LongAdder acquisitions = new LongAdder();
+        Waits waits = new Waits();
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
@@ -51,12 +58,12 @@ public final class SecondJvmContender {
             BenchLock lock = backend.plain(lockName);
             try {
                 for (int i = 0; i < threads; i++) {
-                    Thread worker = new Thread(() -> contend(lock, shared, running, acquisitions, failure), "second-jvm-" + i);
+                    Thread worker = new Thread(() -> contend(lock, shared, running, acquisitions, waits, failure), "second-jvm-" + i);
                     worker.start();
                     workers.add(worker);
                 }
                 out.println("ready");
-                awaitStop(out, acquisitions);
+                awaitStop(out, acquisitions, waits);
             } catch (IOException e) {
                 failure.compareAndSet(null, e);
             } finally {
@@ -71,28 +78,63 @@ public final class SecondJvmContender {
         out.println("stopped " + acquisitions.sum() + " " + (end == null ? "ok" : String.valueOf(end).replace('\n', ' ')));
     }
 
-    /** Answers {@code count} until {@code stop} or the end of input. */
-    private static void awaitStop(PrintStream out, LongAdder acquisitions) throws IOException {
+    /** Answers the parent's lines until {@code stop} or the end of input. */
+    private static void awaitStop(PrintStream out, LongAdder acquisitions, Waits waits) throws IOException {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line = in.readLine(); line != null && !line.equals("stop"); line = in.readLine()) {
-            if (line.equals("count")) {
-                out.println(acquisitions.sum());
+            switch (line) {
+                case "count":
+                    out.println(acquisitions.sum());
+                    break;
+                case "begin":
+                    waits.measuring = true;
+                    break;
+                case "end":
+                    waits.measuring = false;
+                    break;
+                case "waits":
+                    out.println(waits.summary());
+                    break;
+                default:
+                    throw new IOException("unknown command from the parent: " + line);
             }
         }
     }
 
+    /** This JVM's wait times in the parent's measured windows. */
+    private static final class Waits {
+        final LatencyHistogram histogram = new LatencyHistogram();
+        volatile boolean measuring;
+
+        void record(long nanos) {
+            if (measuring) {
+                histogram.record(nanos);
+            }
+        }
+
+        String summary() {
+            return histogram.count() + " " + histogram.percentile(0.50) + " " + histogram.percentile(0.99) + " "
+                    + histogram.percentile(0.999);
+        }
+    }
+
     private static void contend(BenchLock lock, SharedCounter shared, AtomicBoolean running, LongAdder acquisitions,
-            AtomicReference<Throwable> failure) {
+            Waits waits, AtomicReference<Throwable> failure) {
         try {
             while (running.get()) {
+                shared.waiting(SECOND_JVM);
+                long began = System.nanoTime();
                 lock.lock();
+                long waited = System.nanoTime() - began;
                 try {
+                    shared.granted(SECOND_JVM);
                     shared.enter();
                     shared.exit();
                 } finally {
                     lock.unlock();
                 }
                 acquisitions.increment();
+                waits.record(waited);
             }
         } catch (RuntimeException e) {
             failure.compareAndSet(null, e);

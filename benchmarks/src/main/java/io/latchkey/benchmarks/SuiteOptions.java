@@ -13,16 +13,21 @@ final class SuiteOptions {
     static final String USAGE = String.join("\n",
             "Usage: java -jar latchkey-benchmarks.jar [options] [scenario...]",
             "",
-            "Runs every scenario with Latchkey and with Redisson, one JMH fork each, against the same",
-            "redis-server(s) it starts itself, and ends with a table per scenario: Latchkey, Redisson,",
-            "and the ratio Latchkey / Redisson. Exit status 1 if a Latchkey run failed or either",
-            "library broke mutual exclusion. Skipped scenarios (a Latchkey lock kind missing) and",
-            "Redisson's own failures (such as a stalled fair queue) are reported, not fatal.",
+            "Runs every scenario with Latchkey, Redisson and (plain-lock scenarios only) Spring",
+            "Integration's RedisLockRegistry, 3 JMH forks each, the libraries alternating fork by fork,",
+            "against the same redis-server(s) it starts itself, and ends with a table per scenario: each",
+            "library's mean ± 95 % confidence interval across forks, and Latchkey's ratio to each",
+            "comparator, with a verdict only where the intervals do not overlap (else \"within noise\").",
+            "Exit status 1 if a Latchkey run failed or any library broke mutual exclusion. Skipped",
+            "scenarios (a Latchkey lock kind missing) and the comparators' own failures (such as a",
+            "stalled fair queue) are reported, not fatal.",
             "",
             "Options:",
-            "  --quick           a smoke run of 1-2 minutes: 1 short iteration each, 6 s watchdog hold",
+            "  --quick           a smoke run: 1 fork each in the suite's JVM, 2 iterations of 1 s,",
+            "                    6 s watchdog hold (a few minutes for the whole suite)",
+            "  --forks N         forks per library and scenario (default 3; 1 with --quick)",
             "  --only A,B        run only these scenarios (an id, or a prefix such as hot or fair)",
-            "  --library L       latchkey or redisson only (default: both)",
+            "  --library L,M     only these of latchkey, redisson, spring (default: all three)",
             "  --out DIR         where JMH logs, JSON results and summary.txt go",
             "                    (default: ./latchkey-bench-results)",
             "  --list            list the scenarios and exit",
@@ -31,20 +36,34 @@ final class SuiteOptions {
             "Scenario ids may also be given as plain arguments, as with --only.",
             "");
 
+    /** Three forks give an interval at all (two degrees of freedom); more narrow it. */
+    static final int DEFAULT_FORKS = 3;
+
     final boolean quick;
     final boolean list;
     final boolean help;
     final List<String> only;
     final Set<Library> libraries;
     final Path out;
+    /** Forks per library and scenario. */
+    final int forks;
+    private final List<String> args;
 
-    private SuiteOptions(boolean quick, boolean list, boolean help, List<String> only, Set<Library> libraries, Path out) {
+    private SuiteOptions(boolean quick, boolean list, boolean help, List<String> only, Set<Library> libraries, Path out,
+            int forks, List<String> args) {
         this.quick = quick;
         this.list = list;
         this.help = help;
         this.only = List.copyOf(only);
         this.libraries = libraries;
         this.out = out;
+        this.forks = forks;
+        this.args = List.copyOf(args);
+    }
+
+    /** @return the options as given, to repeat the run: empty, or a space and the arguments */
+    String commandLine() {
+        return args.isEmpty() ? "" : " " + String.join(" ", args);
     }
 
     /**
@@ -59,6 +78,7 @@ final class SuiteOptions {
         List<String> only = new ArrayList<>();
         Set<Library> libraries = EnumSet.allOf(Library.class);
         Path out = Paths.get("latchkey-bench-results");
+        Integer forks = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -76,7 +96,13 @@ final class SuiteOptions {
                     only.addAll(split(value(args, ++i, arg)));
                     break;
                 case "--library":
-                    libraries = EnumSet.of(Library.of(value(args, ++i, arg)));
+                    libraries = EnumSet.noneOf(Library.class);
+                    for (String library : split(value(args, ++i, arg))) {
+                        libraries.add(Library.of(library));
+                    }
+                    break;
+                case "--forks":
+                    forks = forks(value(args, ++i, arg));
                     break;
                 case "--out":
                     out = Paths.get(value(args, ++i, arg));
@@ -93,7 +119,23 @@ final class SuiteOptions {
                 throw new IllegalArgumentException("no scenario matches " + filter + "; --list shows them");
             }
         }
-        return new SuiteOptions(quick, list, help, only, libraries, out);
+        if (libraries.isEmpty()) {
+            throw new IllegalArgumentException("--library needs at least one library");
+        }
+        return new SuiteOptions(quick, list, help, only, libraries, out, forks != null ? forks : quick ? 1 : DEFAULT_FORKS,
+                List.of(args));
+    }
+
+    private static int forks(String value) {
+        try {
+            int forks = Integer.parseInt(value);
+            if (forks >= 1) {
+                return forks;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--forks must be a whole number of at least 1: " + value);
     }
 
     /** @return the scenarios selected, in suite order */

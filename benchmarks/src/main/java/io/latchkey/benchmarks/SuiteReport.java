@@ -8,16 +8,29 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.DoubleFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
- * The suite's closing report: one table per scenario (Latchkey, Redisson, Latchkey / Redisson),
- * then a summary with the issue's targets, then the notes. Built from the {@link RunOutcome}s.
+ * The suite's closing report: one table per scenario (Latchkey, Redisson, Spring, and Latchkey's
+ * ratio to each comparator), then a summary with the issue's targets, the Redis calls per
+ * acquisition, and the notes. Throughput and wait p99 are shown as mean ± confidence interval
+ * across forks ({@link Estimate}), and a ratio carries a verdict only where the intervals allow
+ * one ({@link Verdict}). Built from the {@link RunOutcome}s.
  */
 final class SuiteReport {
+
+    /** The libraries Latchkey is compared with, in column order. */
+    private static final List<Library> COMPARATORS = List.of(Library.REDISSON, Library.SPRING);
+    private static final Set<String> SUBSCRIPTION_COMMANDS =
+            Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe", "psubscribe", "punsubscribe");
 
     private final Map<Scenario, Map<Library, RunOutcome>> outcomes = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();
@@ -48,11 +61,11 @@ final class SuiteReport {
 
     String render(String environment) {
         StringBuilder out = new StringBuilder();
-        out.append("\n==== Latchkey vs Redisson: results ====\n").append(environment).append('\n');
+        out.append("\n==== Latchkey vs Redisson and Spring: results ====\n").append(environment).append('\n');
         outcomes.forEach((scenario, byLibrary) -> {
             out.append('\n').append(scenario.id).append(" — ").append(scenario.title).append('\n');
             TextTable table = scenario.shape == Scenario.Shape.WATCHDOG
-                    ? watchdogTable(byLibrary) : throughputTable(scenario, byLibrary);
+                    ? watchdogTable(scenario, byLibrary) : throughputTable(scenario, byLibrary);
             out.append(table.render(2));
             for (RunOutcome outcome : byLibrary.values()) {
                 if (outcome.status == RunOutcome.Status.SKIPPED || calls(outcome).isEmpty()) {
@@ -75,8 +88,13 @@ final class SuiteReport {
                 }
             }
         });
-        out.append("\n==== Summary (ratio = Latchkey / Redisson; higher throughput and lower wait are better) ====\n");
+        out.append("\n==== Summary (mean ± ").append(Estimate.CONFIDENCE_PERCENT).append(" % confidence interval;"
+                + " ratio = Latchkey / comparator, with a verdict only where the intervals do not overlap) ====\n");
         out.append(summaryTable().render(2));
+        out.append("\n==== Redis calls per acquisition (INFO commandstats deltas over the measured iterations,"
+                + " all JVMs): script calls = EVAL, EVALSHA and kin; subscription changes = (S|P)SUBSCRIBE"
+                + " and (S|P)UNSUBSCRIBE ====\n");
+        out.append(callsTable().render(2));
         if (!notes.isEmpty()) {
             out.append("\nNotes:\n");
             notes.forEach(note -> out.append("  - ").append(note).append('\n'));
@@ -84,122 +102,245 @@ final class SuiteReport {
         return out.toString();
     }
 
+    // ---- measures ----------------------------------------------------------------------------
+
+    /** A value of a run: merged over its forks, and its estimate across them. */
+    private static final class Measure {
+        final Function<RunOutcome, OptionalDouble> merged;
+        final Function<RunOutcome.Fork, OptionalDouble> perFork;
+        final boolean scoreBased;
+
+        Measure(Function<RunOutcome, OptionalDouble> merged, Function<RunOutcome.Fork, OptionalDouble> perFork,
+                boolean scoreBased) {
+            this.merged = merged;
+            this.perFork = perFork;
+            this.scoreBased = scoreBased;
+        }
+
+        static Measure metric(String key) {
+            return new Measure(o -> o.metric(key), f -> f.metric(key), false);
+        }
+
+        Optional<Estimate> estimate(RunOutcome outcome) {
+            return outcome == null ? Optional.empty() : outcome.estimate(perFork, scoreBased);
+        }
+    }
+
+    private static final Measure SCORE = new Measure(o -> o.score, f -> OptionalDouble.of(f.score), true);
+    private static final Measure BOTH_JVMS = new Measure(SuiteReport::bothJvms,
+            f -> bothJvms(OptionalDouble.of(f.score), f.metrics), true);
+
+    private static Measure throughput(Scenario scenario) {
+        return scenario.benchmarkClass == TwoJvmBenchmark.class ? BOTH_JVMS : SCORE;
+    }
+
     // ---- per scenario ------------------------------------------------------------------------
 
     private TextTable throughputTable(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
-        TextTable table = new TextTable("", "Latchkey", "Redisson", "Latchkey/Redisson", "target");
+        TextTable table = new TextTable("", "Latchkey", "Redisson", "Spring", "Latchkey/Redisson", "Latchkey/Spring",
+                "target");
         String one = scenario.unit.substring(0, scenario.unit.length() - 1);
+        Measure throughput = throughput(scenario);
         boolean twoJvms = scenario.benchmarkClass == TwoJvmBenchmark.class;
+        estimateRow(table, scenario, byLibrary, twoJvms ? "acquisitions/s, both JVMs" : scenario.unit + "/s (JMH)",
+                throughput, true, TextTable::count, throughputTarget(scenario, byLibrary));
         if (twoJvms) {
-            row(table, byLibrary, "acquisitions/s, both JVMs", SuiteReport::bothJvms, TextTable::count,
-                    target(scenario, byLibrary, SuiteReport::bothJvms));
-            row(table, byLibrary, "acquisitions/s, this JVM (JMH)", o -> o.score, TextTable::count, "");
-        } else {
-            row(table, byLibrary, scenario.unit + "/s (JMH)", o -> o.score, TextTable::count,
-                    target(scenario, byLibrary, o -> o.score));
+            estimateRow(table, scenario, byLibrary, "acquisitions/s, this JVM (JMH)", SCORE, true, TextTable::count, "");
         }
-        row(table, byLibrary, "  ± (99.9 % CI)", o -> o.scoreError, TextTable::count, "");
+        table.row(samplesRow(scenario, byLibrary));
         String wait = scenario.unit.equals("handoffs") ? "handoff" : "wait";
-        row(table, byLibrary, wait + " p50", o -> o.metric(Keys.WAIT_P50), TextTable::millis, "");
-        row(table, byLibrary, wait + " p99", o -> o.metric(Keys.WAIT_P99), TextTable::millis,
-                scenario.p99Target.isPresent() ? atMost(scenario.p99Target.getAsDouble(), byLibrary) : "");
-        row(table, byLibrary, wait + " p99.9", o -> o.metric(Keys.WAIT_P999), TextTable::millis, "");
-        row(table, byLibrary, "client CPU / " + one, o -> per(o, Keys.CLIENT_CPU_NANOS, Keys.ACQUISITIONS),
-                SuiteReport::micros, "");
-        row(table, byLibrary, "Redis commands / " + one + " (incl. in scripts)",
-                o -> per(o, Keys.REDIS_COMMANDS, Keys.ALL_ACQUISITIONS), v -> String.format(Locale.ROOT, "%.2f", v), "");
-        row(table, byLibrary, "Redis CPU / " + one, o -> per(o, Keys.REDIS_CPU_NANOS, Keys.ALL_ACQUISITIONS),
-                SuiteReport::micros, "");
-        table.row("mutual exclusion", exclusion(byLibrary.get(Library.LATCHKEY)), exclusion(byLibrary.get(Library.REDISSON)));
+        row(table, scenario, byLibrary, wait + " p50", o -> o.metric(Keys.WAIT_P50), TextTable::millis);
+        estimateRow(table, scenario, byLibrary, wait + (twoJvms ? " p99, this JVM" : " p99"),
+                Measure.metric(Keys.WAIT_P99), false, TextTable::millis, p99Target(scenario, byLibrary));
+        if (twoJvms) {
+            estimateRow(table, scenario, byLibrary, wait + " p99, second JVM", Measure.metric(Keys.SECOND_JVM_WAIT_P99),
+                    false, TextTable::millis, "");
+            row(table, scenario, byLibrary, "longest run of grants to one JVM while the other waited",
+                    o -> o.metric(Keys.LONGEST_RUN), TextTable::count);
+        }
+        row(table, scenario, byLibrary, wait + " p99.9", o -> o.metric(Keys.WAIT_P999), TextTable::millis);
+        row(table, scenario, byLibrary, "client CPU / " + one, o -> per(o, Keys.CLIENT_CPU_NANOS, Keys.ACQUISITIONS),
+                SuiteReport::micros);
+        row(table, scenario, byLibrary, "Redis commands / " + one + " (incl. in scripts)",
+                o -> per(o, Keys.REDIS_COMMANDS, Keys.ALL_ACQUISITIONS), SuiteReport::twoDecimals);
+        row(table, scenario, byLibrary, "script calls (EVAL*) / " + one, o -> perAcquisition(o, scriptCalls(o)),
+                SuiteReport::twoDecimals);
+        row(table, scenario, byLibrary, "subscription changes / " + one,
+                o -> perAcquisition(o, subscriptionChanges(o)), SuiteReport::twoDecimals);
+        row(table, scenario, byLibrary, "Redis CPU / " + one, o -> per(o, Keys.REDIS_CPU_NANOS, Keys.ALL_ACQUISITIONS),
+                SuiteReport::micros);
+        table.row("mutual exclusion", exclusion(scenario, byLibrary, Library.LATCHKEY),
+                exclusion(scenario, byLibrary, Library.REDISSON), exclusion(scenario, byLibrary, Library.SPRING));
         return table;
     }
 
-    private TextTable watchdogTable(Map<Library, RunOutcome> byLibrary) {
-        TextTable table = new TextTable("", "Latchkey", "Redisson", "Latchkey/Redisson", "");
-        row(table, byLibrary, "locks held", o -> o.metric("watchdog.locks"), TextTable::count, null);
-        row(table, byLibrary, "hold (s)", o -> scaled(o.metric("watchdog.hold.millis"), 1e-3), SuiteReport::decimal, null);
-        row(table, byLibrary, "lease (s), renewed every third", o -> scaled(o.metric("watchdog.lease.millis"), 1e-3),
-                SuiteReport::decimal, null);
-        row(table, byLibrary, "renewal round trips (EVAL*) / min", o -> perMinute(o, SuiteReport::scriptCalls),
-                TextTable::count, "");
-        row(table, byLibrary, "Redis commands incl. in scripts / min", o -> perMinute(o, o.metric(Keys.REDIS_COMMANDS)),
-                TextTable::count, "");
-        row(table, byLibrary, "client CPU / min (ms)", o -> scaled(perMinute(o, o.metric(Keys.CLIENT_CPU_NANOS)), 1e-6),
-                SuiteReport::decimal, "");
-        row(table, byLibrary, "Redis CPU / min (ms)", o -> scaled(perMinute(o, o.metric(Keys.REDIS_CPU_NANOS)), 1e-6),
-                SuiteReport::decimal, "");
-        row(table, byLibrary, "still held after the hold", o -> o.metric("watchdog.still.held"), TextTable::count, null);
-        row(table, byLibrary, "time to take them all (ms)", o -> scaled(o.metric("watchdog.acquire.nanos"), 1e-6),
-                TextTable::count, "");
-        row(table, byLibrary, "time to release them all (ms)", o -> scaled(o.metric("watchdog.release.nanos"), 1e-6),
-                TextTable::count, "");
+    private TextTable watchdogTable(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
+        TextTable table = new TextTable("", "Latchkey", "Redisson", "Spring", "Latchkey/Redisson", "Latchkey/Spring", "");
+        row(table, scenario, byLibrary, "locks held", o -> o.metric("watchdog.locks"), TextTable::count);
+        row(table, scenario, byLibrary, "hold (s)", o -> scaled(o.metric("watchdog.hold.millis"), 1e-3),
+                SuiteReport::decimal);
+        row(table, scenario, byLibrary, "lease (s), renewed every third",
+                o -> scaled(o.metric("watchdog.lease.millis"), 1e-3), SuiteReport::decimal);
+        row(table, scenario, byLibrary, "renewal round trips (EVAL*) / min", o -> perMinute(o, scriptCalls(o)),
+                TextTable::count);
+        row(table, scenario, byLibrary, "Redis commands incl. in scripts / min",
+                o -> perMinute(o, o.metric(Keys.REDIS_COMMANDS)), TextTable::count);
+        row(table, scenario, byLibrary, "client CPU / min (ms)",
+                o -> scaled(perMinute(o, o.metric(Keys.CLIENT_CPU_NANOS)), 1e-6), SuiteReport::decimal);
+        row(table, scenario, byLibrary, "Redis CPU / min (ms)",
+                o -> scaled(perMinute(o, o.metric(Keys.REDIS_CPU_NANOS)), 1e-6), SuiteReport::decimal);
+        row(table, scenario, byLibrary, "still held after the hold", o -> o.metric("watchdog.still.held"),
+                TextTable::count);
+        row(table, scenario, byLibrary, "time to take them all (ms)",
+                o -> scaled(o.metric("watchdog.acquire.nanos"), 1e-6), TextTable::count);
+        row(table, scenario, byLibrary, "time to release them all (ms)",
+                o -> scaled(o.metric("watchdog.release.nanos"), 1e-6), TextTable::count);
         return table;
     }
 
-    /** Adds a row; {@code target} null means no ratio column, empty means a ratio and no target. */
-    private static void row(TextTable table, Map<Library, RunOutcome> byLibrary, String label,
-            Function<RunOutcome, OptionalDouble> value, DoubleFunction<String> format, String target) {
+    /** A row of merged values and the plain ratios of Latchkey's to each comparator's. */
+    private static void row(TextTable table, Scenario scenario, Map<Library, RunOutcome> byLibrary, String label,
+            Function<RunOutcome, OptionalDouble> value, DoubleFunction<String> format) {
+        List<String> cells = new ArrayList<>();
+        cells.add(label);
+        for (Library library : Library.values()) {
+            cells.add(cell(scenario, byLibrary, library, valueOf(byLibrary.get(library), value), format));
+        }
         OptionalDouble latchkey = valueOf(byLibrary.get(Library.LATCHKEY), value);
-        OptionalDouble redisson = valueOf(byLibrary.get(Library.REDISSON), value);
-        String ratio = target == null ? "" : ratio(latchkey, redisson);
-        table.row(label, cell(byLibrary.get(Library.LATCHKEY), latchkey, format),
-                cell(byLibrary.get(Library.REDISSON), redisson, format), ratio, target == null ? "" : target);
+        for (Library comparator : COMPARATORS) {
+            cells.add(ratio(latchkey, valueOf(byLibrary.get(comparator), value)));
+        }
+        cells.add("");
+        table.row(cells.toArray(String[]::new));
     }
 
-    private static String target(Scenario scenario, Map<Library, RunOutcome> byLibrary,
-            Function<RunOutcome, OptionalDouble> value) {
+    /** A row of means ± intervals, and the ratios to each comparator with the verdict the intervals allow. */
+    private static void estimateRow(TextTable table, Scenario scenario, Map<Library, RunOutcome> byLibrary,
+            String label, Measure measure, boolean higherIsBetter, DoubleFunction<String> format, String target) {
+        List<String> cells = new ArrayList<>();
+        cells.add(label);
+        for (Library library : Library.values()) {
+            cells.add(estimateCell(scenario, byLibrary, library, measure, format));
+        }
+        for (Library comparator : COMPARATORS) {
+            cells.add(verdict(byLibrary, comparator, measure, higherIsBetter));
+        }
+        cells.add(target);
+        table.row(cells.toArray(String[]::new));
+    }
+
+    private static String[] samplesRow(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
+        List<String> cells = new ArrayList<>();
+        cells.add("  samples of the interval");
+        for (Library library : Library.values()) {
+            RunOutcome outcome = byLibrary.get(library);
+            if (!scenario.libraries.contains(library)) {
+                cells.add("n/a");
+            } else if (outcome == null || outcome.status != RunOutcome.Status.OK) {
+                cells.add("—");
+            } else if (outcome.forks.size() > 1) {
+                cells.add(outcome.forks.size() + " forks");
+            } else {
+                cells.add("1 fork: " + outcome.forks.get(0).iterations.length + " it.");
+            }
+        }
+        cells.addAll(List.of("", "", ""));
+        return cells.toArray(String[]::new);
+    }
+
+    private static String verdict(Map<Library, RunOutcome> byLibrary, Library comparator, Measure measure,
+            boolean higherIsBetter) {
+        Optional<Estimate> latchkey = measure.estimate(byLibrary.get(Library.LATCHKEY));
+        Optional<Estimate> other = measure.estimate(byLibrary.get(comparator));
+        if (latchkey.isEmpty() || other.isEmpty()) {
+            return "";
+        }
+        return Verdict.compare(latchkey.get(), other.get(), higherIsBetter);
+    }
+
+    private static String throughputTarget(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
         if (scenario.target.isEmpty()) {
             return "";
         }
-        double goal = scenario.target.getAsDouble();
-        OptionalDouble latchkey = valueOf(byLibrary.get(Library.LATCHKEY), value);
-        OptionalDouble redisson = valueOf(byLibrary.get(Library.REDISSON), value);
-        String verdict = "";
-        if (latchkey.isPresent() && redisson.isPresent() && redisson.getAsDouble() > 0) {
-            verdict = latchkey.getAsDouble() / redisson.getAsDouble() >= goal ? " met" : " MISSED";
+        Measure throughput = throughput(scenario);
+        Optional<Estimate> latchkey = throughput.estimate(byLibrary.get(Library.LATCHKEY));
+        Optional<Estimate> redisson = throughput.estimate(byLibrary.get(Library.REDISSON));
+        if (latchkey.isEmpty() || redisson.isEmpty()) {
+            return String.format(Locale.ROOT, "≥ %.1f", scenario.target.getAsDouble());
         }
-        return String.format(Locale.ROOT, "≥ %.1f%s", goal, verdict);
+        return Verdict.atLeast(latchkey.get(), redisson.get(), scenario.target.getAsDouble());
     }
 
     /** The wait target: Latchkey's p99 at most this fraction of Redisson's. */
-    private static String atMost(double goal, Map<Library, RunOutcome> byLibrary) {
-        OptionalDouble latchkey = valueOf(byLibrary.get(Library.LATCHKEY), o -> o.metric(Keys.WAIT_P99));
-        OptionalDouble redisson = valueOf(byLibrary.get(Library.REDISSON), o -> o.metric(Keys.WAIT_P99));
-        String verdict = "";
-        if (latchkey.isPresent() && redisson.isPresent() && redisson.getAsDouble() > 0) {
-            verdict = latchkey.getAsDouble() / redisson.getAsDouble() <= goal ? " met" : " MISSED";
+    private static String p99Target(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
+        if (scenario.p99Target.isEmpty()) {
+            return "";
         }
-        return String.format(Locale.ROOT, "≤ %.2f%s", goal, verdict);
+        Measure p99 = Measure.metric(Keys.WAIT_P99);
+        Optional<Estimate> latchkey = p99.estimate(byLibrary.get(Library.LATCHKEY));
+        Optional<Estimate> redisson = p99.estimate(byLibrary.get(Library.REDISSON));
+        if (latchkey.isEmpty() || redisson.isEmpty()) {
+            return String.format(Locale.ROOT, "≤ %.2f", scenario.p99Target.getAsDouble());
+        }
+        return Verdict.atMost(latchkey.get(), redisson.get(), scenario.p99Target.getAsDouble());
     }
 
     // ---- summary -----------------------------------------------------------------------------
 
     private TextTable summaryTable() {
-        TextTable table = new TextTable("scenario", "unit/s", "Latchkey", "Redisson", "ratio", "target",
-                "p99 Latchkey", "p99 Redisson", "p99 ratio", "exclusion");
+        TextTable table = new TextTable("scenario", "unit/s", "Latchkey", "Redisson", "Latchkey/Redisson", "Spring",
+                "Latchkey/Spring", "target", "p99 Latchkey", "p99 Redisson", "p99 Spring", "exclusion");
         outcomes.forEach((scenario, byLibrary) -> {
-            RunOutcome latchkey = byLibrary.get(Library.LATCHKEY);
-            RunOutcome redisson = byLibrary.get(Library.REDISSON);
             if (scenario.shape == Scenario.Shape.WATCHDOG) {
-                Function<RunOutcome, OptionalDouble> perMinute = o -> perMinute(o, SuiteReport::scriptCalls);
-                table.row(scenario.id, "renewal RTs/min", cell(latchkey, valueOf(latchkey, perMinute), TextTable::count),
-                        cell(redisson, valueOf(redisson, perMinute), TextTable::count),
-                        ratio(valueOf(latchkey, perMinute), valueOf(redisson, perMinute)), "", "", "", "",
-                        held(latchkey) + " / " + held(redisson));
+                Function<RunOutcome, OptionalDouble> perMinute = o -> perMinute(o, scriptCalls(o));
+                OptionalDouble latchkey = valueOf(byLibrary.get(Library.LATCHKEY), perMinute);
+                OptionalDouble redisson = valueOf(byLibrary.get(Library.REDISSON), perMinute);
+                table.row(scenario.id, "renewal RTs/min",
+                        cell(scenario, byLibrary, Library.LATCHKEY, latchkey, TextTable::count),
+                        cell(scenario, byLibrary, Library.REDISSON, redisson, TextTable::count),
+                        ratio(latchkey, redisson), "n/a", "", "", "", "", "",
+                        held(byLibrary.get(Library.LATCHKEY)) + " / " + held(byLibrary.get(Library.REDISSON)));
                 return;
             }
-            Function<RunOutcome, OptionalDouble> throughput = scenario.benchmarkClass == TwoJvmBenchmark.class
-                    ? SuiteReport::bothJvms : o -> o.score;
+            Measure throughput = throughput(scenario);
             Function<RunOutcome, OptionalDouble> p99 = o -> o.metric(Keys.WAIT_P99);
             table.row(scenario.id, scenario.unit.equals("handoffs") ? "handoffs" : "acq",
-                    cell(latchkey, valueOf(latchkey, throughput), TextTable::count),
-                    cell(redisson, valueOf(redisson, throughput), TextTable::count),
-                    ratio(valueOf(latchkey, throughput), valueOf(redisson, throughput)),
-                    target(scenario, byLibrary, throughput),
-                    cell(latchkey, valueOf(latchkey, p99), TextTable::millis),
-                    cell(redisson, valueOf(redisson, p99), TextTable::millis),
-                    ratio(valueOf(latchkey, p99), valueOf(redisson, p99)),
-                    shortExclusion(latchkey) + " / " + shortExclusion(redisson));
+                    estimateCell(scenario, byLibrary, Library.LATCHKEY, throughput, TextTable::count),
+                    estimateCell(scenario, byLibrary, Library.REDISSON, throughput, TextTable::count),
+                    verdict(byLibrary, Library.REDISSON, throughput, true),
+                    estimateCell(scenario, byLibrary, Library.SPRING, throughput, TextTable::count),
+                    verdict(byLibrary, Library.SPRING, throughput, true),
+                    throughputTarget(scenario, byLibrary),
+                    cell(scenario, byLibrary, Library.LATCHKEY, valueOf(byLibrary.get(Library.LATCHKEY), p99),
+                            TextTable::millis),
+                    cell(scenario, byLibrary, Library.REDISSON, valueOf(byLibrary.get(Library.REDISSON), p99),
+                            TextTable::millis),
+                    cell(scenario, byLibrary, Library.SPRING, valueOf(byLibrary.get(Library.SPRING), p99),
+                            TextTable::millis),
+                    Library.stream(scenario).map(l -> shortExclusion(byLibrary.get(l)))
+                            .collect(Collectors.joining(" / ")));
+        });
+        return table;
+    }
+
+    private TextTable callsTable() {
+        TextTable table = new TextTable("scenario", "scripts Latchkey", "scripts Redisson", "scripts Spring",
+                "(un)subscribes Latchkey", "(un)subscribes Redisson", "(un)subscribes Spring");
+        outcomes.forEach((scenario, byLibrary) -> {
+            if (scenario.shape == Scenario.Shape.WATCHDOG) {
+                return;
+            }
+            List<String> cells = new ArrayList<>();
+            cells.add(scenario.id);
+            for (Function<RunOutcome, OptionalDouble> count : List.<Function<RunOutcome, OptionalDouble>>of(
+                    SuiteReport::scriptCalls, SuiteReport::subscriptionChanges)) {
+                for (Library library : Library.values()) {
+                    cells.add(cell(scenario, byLibrary, library,
+                            valueOf(byLibrary.get(library), o -> perAcquisition(o, count.apply(o))),
+                            SuiteReport::twoDecimals));
+                }
+            }
+            table.row(cells.toArray(String[]::new));
         });
         return table;
     }
@@ -214,13 +355,38 @@ final class SuiteReport {
     }
 
     private static OptionalDouble bothJvms(RunOutcome o) {
-        OptionalDouble local = o.metric(Keys.ACQUISITIONS);
-        OptionalDouble all = o.metric(Keys.ALL_ACQUISITIONS);
-        OptionalDouble seconds = o.metric(Keys.SECONDS);
-        if (o.score.isEmpty() || local.isEmpty() || all.isEmpty() || seconds.isEmpty() || seconds.getAsDouble() <= 0) {
+        return bothJvms(o.score, o.metrics);
+    }
+
+    /** @return this JVM's JMH score plus the second JVM's rate over the same measured windows */
+    private static OptionalDouble bothJvms(OptionalDouble score, Properties metrics) {
+        OptionalDouble local = number(metrics, Keys.ACQUISITIONS);
+        OptionalDouble all = number(metrics, Keys.ALL_ACQUISITIONS);
+        OptionalDouble seconds = number(metrics, Keys.SECONDS);
+        if (score.isEmpty() || local.isEmpty() || all.isEmpty() || seconds.isEmpty() || seconds.getAsDouble() <= 0) {
             return OptionalDouble.empty();
         }
-        return OptionalDouble.of(o.score.getAsDouble() + (all.getAsDouble() - local.getAsDouble()) / seconds.getAsDouble());
+        return OptionalDouble.of(score.getAsDouble() + (all.getAsDouble() - local.getAsDouble()) / seconds.getAsDouble());
+    }
+
+    private static OptionalDouble number(Properties metrics, String key) {
+        String value = metrics.getProperty(key);
+        if (value == null) {
+            return OptionalDouble.empty();
+        }
+        try {
+            return OptionalDouble.of(Double.parseDouble(value));
+        } catch (NumberFormatException e) {
+            return OptionalDouble.empty();
+        }
+    }
+
+    private static OptionalDouble perAcquisition(RunOutcome o, OptionalDouble amount) {
+        OptionalDouble all = o.metric(Keys.ALL_ACQUISITIONS);
+        if (amount.isEmpty() || all.isEmpty() || all.getAsDouble() <= 0) {
+            return OptionalDouble.empty();
+        }
+        return OptionalDouble.of(amount.getAsDouble() / all.getAsDouble());
     }
 
     private static OptionalDouble per(RunOutcome o, String amount, String count) {
@@ -240,23 +406,32 @@ final class SuiteReport {
         return OptionalDouble.of(amount.getAsDouble() * 60 / seconds.getAsDouble());
     }
 
-    private static OptionalDouble perMinute(RunOutcome o, Function<RunOutcome, OptionalDouble> amount) {
-        return perMinute(o, amount.apply(o));
+    /** @return the scripts run (EVAL, EVALSHA and their read-only and function kin): the round trips that carry them */
+    static OptionalDouble scriptCalls(RunOutcome o) {
+        return countOf(o, command -> command.startsWith("eval") || command.startsWith("fcall"));
     }
 
-    /** @return the scripts run (EVAL, EVALSHA and their read-only and function kin): the round trips that carry them */
-    private static OptionalDouble scriptCalls(RunOutcome o) {
-        long scripts = calls(o).entrySet().stream()
-                .filter(e -> e.getKey().startsWith("eval") || e.getKey().startsWith("fcall"))
+    /** @return the channel subscriptions made and dropped: (S|P)SUBSCRIBE and (S|P)UNSUBSCRIBE calls */
+    static OptionalDouble subscriptionChanges(RunOutcome o) {
+        return countOf(o, command -> SUBSCRIPTION_COMMANDS.contains(command));
+    }
+
+    private static OptionalDouble countOf(RunOutcome o, Predicate<String> command) {
+        long count = calls(o).entrySet().stream().filter(e -> command.test(e.getKey()))
                 .mapToLong(Map.Entry::getValue).sum();
-        return o.metrics.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(scripts);
+        return o.metrics.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(count);
     }
 
     private static OptionalDouble scaled(OptionalDouble value, double factor) {
         return value.isPresent() ? OptionalDouble.of(value.getAsDouble() * factor) : value;
     }
 
-    private static String cell(RunOutcome outcome, OptionalDouble value, DoubleFunction<String> format) {
+    private static String cell(Scenario scenario, Map<Library, RunOutcome> byLibrary, Library library,
+            OptionalDouble value, DoubleFunction<String> format) {
+        if (!scenario.libraries.contains(library)) {
+            return "n/a";
+        }
+        RunOutcome outcome = byLibrary.get(library);
         if (outcome == null) {
             return "—";
         }
@@ -274,6 +449,23 @@ final class SuiteReport {
             return "";
         }
         return String.format(Locale.ROOT, "%.2f", latchkey.getAsDouble() / redisson.getAsDouble());
+    }
+
+    /** A mean ± its interval's half width, or the mean alone where one sample gives no interval. */
+    private static String estimateCell(Scenario scenario, Map<Library, RunOutcome> byLibrary, Library library,
+            Measure measure, DoubleFunction<String> format) {
+        RunOutcome outcome = byLibrary.get(library);
+        Optional<Estimate> estimate = outcome == null || !scenario.libraries.contains(library)
+                ? Optional.empty() : measure.estimate(outcome);
+        if (estimate.isEmpty()) {
+            return cell(scenario, byLibrary, library, valueOf(outcome, measure.merged), format);
+        }
+        Estimate e = estimate.get();
+        return e.bounded() ? format.apply(e.mean) + " ± " + format.apply(e.halfWidth()) : format.apply(e.mean);
+    }
+
+    private static String exclusion(Scenario scenario, Map<Library, RunOutcome> byLibrary, Library library) {
+        return scenario.libraries.contains(library) ? exclusion(byLibrary.get(library)) : "n/a";
     }
 
     private static String exclusion(RunOutcome outcome) {
@@ -356,6 +548,10 @@ final class SuiteReport {
             return String.format(Locale.ROOT, "%.1f µs", nanos / 1e3);
         }
         return String.format(Locale.ROOT, "%,.0f µs", nanos / 1e3);
+    }
+
+    private static String twoDecimals(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
     }
 
     private static String decimal(double value) {

@@ -39,6 +39,10 @@ final class TrialMetrics {
         static final String VERIFIED = "exclusion.verified";
         static final String VIOLATION = "exclusion.violation";
         static final String COMMAND_PREFIX = "redis.calls.";
+        /** Two JVMs: the longest run of consecutive grants to one JVM while the other waited. */
+        static final String LONGEST_RUN = "two.jvms.longest.run";
+        /** Two JVMs: the second JVM's wait p99 (the first JVM's is {@link #WAIT_P99}). */
+        static final String SECOND_JVM_WAIT_P99 = "second.jvm.wait.p99";
 
         private Keys() {
         }

@@ -24,7 +24,9 @@ import org.openjdk.jmh.annotations.Threads;
  * One hot lock, two JVMs × 8 threads: JMH's threads in this JVM, and a {@link SecondJvmContender}
  * process with as many threads on the same lock, started for the trial. JMH's score is this JVM's
  * throughput; the side metrics add the second JVM's over the same measured windows, and mutual
- * exclusion is checked across both through a {@link SharedCounter}.
+ * exclusion is checked across both through a {@link SharedCounter}. Fairness between the two is
+ * reported as each JVM's wait p99 and the longest run of consecutive grants to one JVM while the
+ * other had a waiter, both over the measured windows.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -32,12 +34,15 @@ import org.openjdk.jmh.annotations.Threads;
 public class TwoJvmBenchmark extends LockBenchmark {
 
     private static final long ANSWER_TIMEOUT_SECONDS = 60;
+    /** This JVM's number in the {@link SharedCounter}'s fairness count. */
+    private static final int FIRST_JVM = 0;
 
     private BenchLock lock;
     private Path sharedFile;
     private SharedCounter shared;
     /** One pass through the counter both JVMs map; made once, so the hot path allocates nothing. */
     private final Runnable sharedPass = () -> {
+        shared.granted(FIRST_JVM);
         shared.enter();
         shared.exit();
     };
@@ -45,6 +50,8 @@ public class TwoJvmBenchmark extends LockBenchmark {
     private PrintStream toSecond;
     private BufferedReader fromSecond;
     private long secondTotal = -1;
+    private long longestRun;
+    private String secondWaits;
 
     @Override
     protected void openLocks() {
@@ -89,7 +96,20 @@ public class TwoJvmBenchmark extends LockBenchmark {
     /** lock(), count under the lock in both checks, unlock(). */
     @Benchmark
     public void lockUnlock() {
+        shared.waiting(FIRST_JVM);
         lockCountUnlock(lock, 0, sharedPass);
+    }
+
+    @Override
+    protected void beginMeasurement() {
+        shared.resetLongestRun();
+        toSecond.println("begin");
+    }
+
+    @Override
+    protected void endMeasurement() {
+        toSecond.println("end");
+        longestRun = Math.max(longestRun, shared.longestRun());
     }
 
     @Override
@@ -105,6 +125,8 @@ public class TwoJvmBenchmark extends LockBenchmark {
             return;
         }
         try {
+            toSecond.println("waits");
+            secondWaits = answer();
             toSecond.println("stop");
             String[] stopped = answer().split(" ", 3);
             if (stopped.length < 3 || !stopped[0].equals("stopped")) {
@@ -139,6 +161,11 @@ public class TwoJvmBenchmark extends LockBenchmark {
     protected void addMetrics(TrialMetrics metrics) {
         metrics.put("second.jvm.acquisitions.total", secondTotal);
         metrics.put("exclusion.verified.both.jvms", shared.count());
+        metrics.put(TrialMetrics.Keys.LONGEST_RUN, longestRun);
+        if (secondWaits != null) {
+            String[] waits = secondWaits.split(" ");
+            metrics.put(TrialMetrics.Keys.SECOND_JVM_WAIT_P99, Long.parseLong(waits[2]));
+        }
     }
 
     /** Reads the second JVM's next line, waiting a bounded time; its end is an error. */

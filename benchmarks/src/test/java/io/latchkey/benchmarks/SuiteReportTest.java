@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.benchmarks.TrialMetrics.Keys;
+import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -29,21 +30,37 @@ class SuiteReportTest {
         return metrics;
     }
 
+    /** Three forks around {@code score}, the same side metrics in each. */
+    private static RunOutcome threeForks(Scenario scenario, Library library, double score, Properties metrics) {
+        return RunOutcome.ok(scenario, library, List.of(
+                new RunOutcome.Fork(score * 0.98, new double[] {score * 0.98}, metrics),
+                new RunOutcome.Fork(score, new double[] {score}, metrics),
+                new RunOutcome.Fork(score * 1.02, new double[] {score * 1.02}, metrics)), 60);
+    }
+
     @Test
     void rendersRatiosTargetsAndExclusionPerScenario() {
         SuiteReport report = new SuiteReport();
         Scenario hot = scenario("hot-8");
-        report.add(RunOutcome.ok(hot, Library.LATCHKEY, 10_000, 300, metrics(100_000, 4_000_000), 20));
-        report.add(RunOutcome.ok(hot, Library.REDISSON, 2_500, 100, metrics(25_000, 50_000_000), 20));
+        report.add(threeForks(hot, Library.LATCHKEY, 10_000, metrics(100_000, 4_000_000)));
+        report.add(threeForks(hot, Library.REDISSON, 2_500, metrics(25_000, 50_000_000)));
+        report.add(threeForks(hot, Library.SPRING, 9_000, metrics(90_000, 5_000_000)));
 
         String text = report.render("env");
 
         assertTrue(text.contains("hot-8 — one hot lock, 8 threads in one JVM"), text);
-        assertTrue(text.matches("(?s).*acquisitions/s \\(JMH\\) +10,000 +2,500 +4\\.00 +≥ 3\\.0 met\\n.*"), text);
-        assertTrue(text.matches("(?s).*wait p99 +4\\.0 ms +50\\.0 ms +0\\.08 +≤ 0\\.20 met\\n.*"), text);
-        assertTrue(text.matches("(?s).*mutual exclusion +ok, 100,500 checked +ok, 25,500 checked\\n.*"), text);
+        assertTrue(text.matches("(?s).*acquisitions/s \\(JMH\\) +10,000 ± 497 +2,500 ± 124 +9,000 ± 447"
+                + " +4\\.00 faster +1\\.11 faster +≥ 3\\.0 met\\n.*"), text);
+        assertTrue(text.matches("(?s).*samples of the interval +3 forks +3 forks +3 forks\\n.*"), text);
+        assertTrue(text.matches("(?s).*wait p99 +4\\.0 ms ± 0\\.000 ms +50\\.0 ms ± 0\\.000 ms +5\\.0 ms ± 0\\.000 ms"
+                + " +0\\.08 better +0\\.80 better +≤ 0\\.20 met\\n.*"), text);
+        assertTrue(text.matches("(?s).*script calls \\(EVAL\\*\\) / acquisition +2\\.00 +2\\.00 +2\\.00 .*"), text);
+        assertTrue(text.matches("(?s).*mutual exclusion +ok, 301,500 checked +ok, 76,500 checked +ok, 271,500 checked\\n.*"),
+                text);
         assertTrue(text.contains("Redis commands per acquisition, Latchkey: evalsha 2.00\n"), text);
-        assertTrue(text.matches("(?s).*\\n  hot-8 +acq +10,000 +2,500 +4\\.00 +≥ 3\\.0 met .*ok / ok\\n.*"), text);
+        assertTrue(text.matches("(?s).*\\n  hot-8 +acq +10,000 ± 497 +2,500 ± 124 +4\\.00 faster +9,000 ± 447 +1\\.11 faster"
+                + " +≥ 3\\.0 met .*ok / ok / ok\\n.*"), text);
+        assertTrue(text.matches("(?s).*\\n  hot-8 +2\\.00 +2\\.00 +2\\.00 +0\\.00 +0\\.00 +0\\.00\\n.*"), text);
         assertFalse(report.failed());
     }
 
@@ -60,7 +77,7 @@ class SuiteReportTest {
 
         assertTrue(text.contains("Latchkey skipped: needs io.latchkey:lock-fair on the class path"), text);
         assertTrue(text.contains("Redisson FAILED: MUTUAL EXCLUSION VIOLATED: two holders"), text);
-        assertTrue(text.matches("(?s).*mutual exclusion +skipped +VIOLATED\\n.*"), text);
+        assertTrue(text.matches("(?s).*mutual exclusion +skipped +VIOLATED +n/a\\n.*"), text);
         assertTrue(report.failed());
     }
 
@@ -68,15 +85,46 @@ class SuiteReportTest {
     void aRedissonFailureThatIsNoViolationIsReportedButDoesNotFailTheSuite() {
         SuiteReport report = new SuiteReport();
         Scenario queue = scenario("fair-queue-1");
-        report.add(RunOutcome.ok(queue, Library.LATCHKEY, 5_000, 100, metrics(50_000, 1_000_000), 20));
+        report.add(RunOutcome.ok(queue, Library.LATCHKEY, 5_000, metrics(50_000, 1_000_000), 20));
         report.add(RunOutcome.failed(queue, Library.REDISSON, "STALLED: no owner was granted the fair lock",
                 new Properties(), 31));
 
         String text = report.render("env");
 
         assertTrue(text.contains("Redisson FAILED: STALLED: no owner was granted the fair lock"), text);
-        assertTrue(text.matches("(?s).*mutual exclusion +ok, 50,500 checked +not verified\\n.*"), text);
+        assertTrue(text.matches("(?s).*mutual exclusion +ok, 50,500 checked +not verified +n/a\\n.*"), text);
         assertFalse(report.failed());
+    }
+
+    @Test
+    void aSingleSampleGivesNoVerdictAndTheComparisonSaysWithinNoise() {
+        SuiteReport report = new SuiteReport();
+        Scenario hot = scenario("hot-2");
+        report.add(RunOutcome.ok(hot, Library.LATCHKEY, 10_000, metrics(100_000, 4_000_000), 20));
+        report.add(RunOutcome.ok(hot, Library.REDISSON, 2_500, metrics(25_000, 50_000_000), 20));
+
+        String text = report.render("env");
+
+        assertTrue(text.matches("(?s).*acquisitions/s \\(JMH\\) +10,000 +2,500 +— +4\\.00 within noise +≥ 3\\.0 within noise\\n.*"),
+                text);
+    }
+
+    @Test
+    void twoJvmsShowEachJvmsP99AndTheLongestRun() {
+        SuiteReport report = new SuiteReport();
+        Scenario two = scenario("two-jvms");
+        Properties metrics = metrics(100_000, 4_000_000);
+        metrics.setProperty(Keys.ALL_ACQUISITIONS, "200000");
+        metrics.setProperty(Keys.SECOND_JVM_WAIT_P99, "7000000");
+        metrics.setProperty(Keys.LONGEST_RUN, "42");
+        report.add(RunOutcome.ok(two, Library.LATCHKEY, 10_000, metrics, 20));
+
+        String text = report.render("env");
+
+        assertTrue(text.matches("(?s).*acquisitions/s, both JVMs +20,000 .*"), text);
+        assertTrue(text.matches("(?s).*wait p99, this JVM +4\\.0 ms .*"), text);
+        assertTrue(text.matches("(?s).*wait p99, second JVM +7\\.0 ms .*"), text);
+        assertTrue(text.matches("(?s).*longest run of grants to one JVM while the other waited +42 .*"), text);
     }
 
     @Test
@@ -93,12 +141,12 @@ class SuiteReportTest {
         Properties redisson = new Properties();
         redisson.putAll(latchkey);
         redisson.setProperty(Keys.COMMAND_PREFIX + "evalsha", "600");
-        report.add(RunOutcome.ok(watchdog, Library.LATCHKEY, 60, Double.NaN, latchkey, 70));
-        report.add(RunOutcome.ok(watchdog, Library.REDISSON, 60, Double.NaN, redisson, 70));
+        report.add(RunOutcome.ok(watchdog, Library.LATCHKEY, 60, latchkey, 70));
+        report.add(RunOutcome.ok(watchdog, Library.REDISSON, 60, redisson, 70));
 
         String text = report.render("env");
 
-        assertTrue(text.matches("(?s).*renewal round trips \\(EVAL\\*\\) / min +60 +600 +0\\.10\\n.*"), text);
+        assertTrue(text.matches("(?s).*renewal round trips \\(EVAL\\*\\) / min +60 +600 +n/a +0\\.10 *\\n.*"), text);
         assertTrue(text.matches("(?s).*\\n  watchdog +renewal RTs/min +60 +600 +0\\.10 .*all held / all held\\n.*"), text);
     }
 }
