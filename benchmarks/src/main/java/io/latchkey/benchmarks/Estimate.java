@@ -2,7 +2,7 @@ package io.latchkey.benchmarks;
 
 import java.util.Arrays;
 import java.util.Locale;
-import org.openjdk.jmh.util.ListStatistics;
+import org.apache.commons.math3.distribution.TDistribution;
 
 /**
  * A measured value as the mean of independent samples with its two-sided
@@ -41,12 +41,16 @@ final class Estimate {
         if (Arrays.stream(samples).anyMatch(s -> !Double.isFinite(s))) {
             throw new IllegalArgumentException("samples must be finite: " + Arrays.toString(samples));
         }
-        ListStatistics statistics = new ListStatistics(samples);
-        if (samples.length == 1) {
-            return new Estimate(samples[0], Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, 1);
+        int n = samples.length;
+        double mean = Arrays.stream(samples).sum() / n;
+        if (n == 1) {
+            return new Estimate(mean, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, 1);
         }
-        double[] interval = statistics.getConfidenceIntervalAt(CONFIDENCE_PERCENT / 100.0);
-        return new Estimate(statistics.getMean(), interval[0], interval[1], samples.length);
+        double squares = Arrays.stream(samples).map(s -> (s - mean) * (s - mean)).sum();
+        double standardError = Math.sqrt(squares / (n - 1) / n);
+        // JMH's own statistics give no interval below three samples; two forks deserve one too.
+        double t = new TDistribution(null, n - 1).inverseCumulativeProbability(0.5 + CONFIDENCE_PERCENT / 200.0);
+        return new Estimate(mean, mean - t * standardError, mean + t * standardError, n);
     }
 
     /** @return whether there is an interval at all (two samples or more) */

@@ -166,7 +166,7 @@ final class SuiteReport {
         row(table, scenario, byLibrary, "script calls (EVAL*) / " + one, o -> perAcquisition(o, scriptCalls(o)),
                 SuiteReport::twoDecimals);
         row(table, scenario, byLibrary, "subscription changes / " + one,
-                o -> perAcquisition(o, subscriptionChanges(o)), SuiteReport::twoDecimals);
+                o -> perAcquisition(o, subscriptionChanges(o)), SuiteReport::threeDecimals);
         row(table, scenario, byLibrary, "Redis CPU / " + one, o -> per(o, Keys.REDIS_CPU_NANOS, Keys.ALL_ACQUISITIONS),
                 SuiteReport::micros);
         table.row("mutual exclusion", exclusion(scenario, byLibrary, Library.LATCHKEY),
@@ -337,7 +337,7 @@ final class SuiteReport {
                 for (Library library : Library.values()) {
                     cells.add(cell(scenario, byLibrary, library,
                             valueOf(byLibrary.get(library), o -> perAcquisition(o, count.apply(o))),
-                            SuiteReport::twoDecimals));
+                            SuiteReport::threeDecimals));
                 }
             }
             table.row(cells.toArray(String[]::new));
@@ -552,6 +552,10 @@ final class SuiteReport {
 
     private static String twoDecimals(double value) {
         return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String threeDecimals(double value) {
+        return String.format(Locale.ROOT, "%.3f", value);
     }
 
     private static String decimal(double value) {

@@ -60,7 +60,7 @@ class SuiteReportTest {
         assertTrue(text.contains("Redis commands per acquisition, Latchkey: evalsha 2.00\n"), text);
         assertTrue(text.matches("(?s).*\\n  hot-8 +acq +10,000 ± 497 +2,500 ± 124 +4\\.00 faster +9,000 ± 447 +1\\.11 faster"
                 + " +≥ 3\\.0 met .*ok / ok / ok\\n.*"), text);
-        assertTrue(text.matches("(?s).*\\n  hot-8 +2\\.00 +2\\.00 +2\\.00 +0\\.00 +0\\.00 +0\\.00\\n.*"), text);
+        assertTrue(text.matches("(?s).*\\n  hot-8 +2\\.000 +2\\.000 +2\\.000 +0\\.000 +0\\.000 +0\\.000\\n.*"), text);
         assertFalse(report.failed());
     }
 

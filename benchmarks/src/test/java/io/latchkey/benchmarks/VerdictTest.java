@@ -20,6 +20,12 @@ class VerdictTest {
     }
 
     @Test
+    void twoSamplesHaveAnInterval() {
+        // t(0.975, 1) = 12.706; standard error 0.5
+        assertEquals(6.353, Estimate.of(9, 10).halfWidth(), 0.001);
+    }
+
+    @Test
     void oneSampleHasNoIntervalAndNeverGivesAVerdict() {
         Estimate one = Estimate.of(5_000);
         Estimate far = Estimate.of(100, 101, 102);
