@@ -42,6 +42,7 @@ public final class LockConfig {
     private final Duration redLockAttemptTimeout;
     private final Optional<Path> trustedCertificates;
     private final LockEventListener eventListener;
+    private final Optional<ReplicaAcknowledgement> replicaAcknowledgement;
 
     private LockConfig(Builder builder, Duration watchdogTimeout, Duration fairLockWaitTimeout,
             Duration commandTimeout, Duration redLockAttemptTimeout) {
@@ -54,6 +55,7 @@ public final class LockConfig {
         this.redLockAttemptTimeout = redLockAttemptTimeout;
         this.trustedCertificates = Optional.ofNullable(builder.trustedCertificates);
         this.eventListener = builder.eventListener;
+        this.replicaAcknowledgement = Optional.ofNullable(builder.replicaAcknowledgement);
     }
 
     /**
@@ -119,6 +121,14 @@ public final class LockConfig {
         return eventListener;
     }
 
+    /**
+     * {@return how many replicas must acknowledge each acquisition, within what time, and what
+     * happens when fewer do; empty (the default) where acquisitions do not wait for replicas}
+     */
+    public Optional<ReplicaAcknowledgement> replicaAcknowledgement() {
+        return replicaAcknowledgement;
+    }
+
     @Override
     public String toString() {
         return "LockConfig{address=" + address.map(Redaction::uri).orElse("none")
@@ -128,7 +138,57 @@ public final class LockConfig {
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout
                 + ", commandTimeout=" + commandTimeout
                 + ", redLockAttemptTimeout=" + redLockAttemptTimeout
-                + ", trustedCertificates=" + trustedCertificates.map(Path::toString).orElse("JVM default") + '}';
+                + ", trustedCertificates=" + trustedCertificates.map(Path::toString).orElse("JVM default")
+                + ", replicaAcknowledgement=" + replicaAcknowledgement.map(ReplicaAcknowledgement::toString).orElse("none") + '}';
+    }
+
+    /** What an acquisition does when fewer replicas than asked acknowledged it in time. */
+    public enum ReplicaShortfall {
+        /**
+         * The acquisition fails with a {@link LockException} that names the replicas asked for and
+         * those that acknowledged, and the hold it was granted is released: the caller never holds
+         * a lock that a failover could take away unnoticed.
+         */
+        FAIL,
+        /**
+         * The acquisition succeeds and a warning is logged: the lock is held, as it would be
+         * without acknowledgement, and a failover before the replicas catch up may lose it.
+         */
+        WARN
+    }
+
+    /**
+     * Replica acknowledgement of acquisitions: after the acquire script grants, {@code WAIT}
+     * asks the master for {@code replicas} acknowledgements within {@code timeout}. Redis
+     * replicates asynchronously, so a hold granted just before the master fails may be missing
+     * on the replica promoted in its place; a hold that enough replicas acknowledged is on each
+     * of them. (Not a guarantee of durability: a replica that acknowledged may itself be lost,
+     * and Sentinel may promote another; see the README.)
+     *
+     * @param replicas how many replicas must acknowledge; at least 1
+     * @param timeout how long to wait for them; at least a millisecond, and shorter than the
+     *     command timeout
+     * @param onShortfall what happens when fewer acknowledge in time
+     */
+    public record ReplicaAcknowledgement(int replicas, Duration timeout, ReplicaShortfall onShortfall) {
+
+        /**
+         * Validates the setting.
+         *
+         * @param replicas how many replicas must acknowledge; at least 1
+         * @param timeout how long to wait for them; at least a millisecond
+         * @param onShortfall what happens when fewer acknowledge in time
+         * @throws NullPointerException if {@code timeout} or {@code onShortfall} is null
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} below
+         *     a millisecond ({@code WAIT} counts whole milliseconds, and 0 would wait for ever)
+         */
+        public ReplicaAcknowledgement {
+            Objects.requireNonNull(timeout, "timeout");
+            Objects.requireNonNull(onShortfall, "onShortfall");
+            Builder.requireArgument(replicas >= 1, "replicaAcknowledgement replicas must be at least 1: %s", replicas);
+            Builder.requireArgument(timeout.compareTo(Duration.ofMillis(1)) >= 0,
+                    "replicaAcknowledgement timeout must be at least 1 ms: %s", timeout);
+        }
     }
 
     /** Collects settings; not thread-safe. Every setter rejects null at once. */
@@ -144,6 +204,7 @@ public final class LockConfig {
         private Duration redLockAttemptTimeout;
         private Path trustedCertificates;
         private LockEventListener eventListener = LockEventListener.NONE;
+        private ReplicaAcknowledgement replicaAcknowledgement;
 
         private Builder() {
         }
@@ -274,6 +335,36 @@ public final class LockConfig {
         }
 
         /**
+         * Makes every acquisition of a plain or fair lock wait for replicas to acknowledge it
+         * ({@code WAIT}, sent on the same connection right behind the acquire script, so that it
+         * adds the replicas' acknowledgement time but no round trip). Off by default. Where the
+         * server refuses {@code WAIT} (an ACL user without it, a managed service that renames or
+         * forbids it), the refusal is logged once at WARN and acquisitions go on without
+         * acknowledgement. Where the master has fewer replicas than asked, every acquisition takes
+         * the whole timeout and then meets {@code onShortfall}. Renewals do not wait: a renewal
+         * only extends a hold that its grant's acknowledgement already put on the replicas, and
+         * a renewal lost in a failover costs at most the lease, which the watchdog renews again on
+         * the new master. RedLock masters do not wait either: a RedLock survives the loss of a
+         * minority of masters by its quorum, not by replication.
+         *
+         * @param replicas how many replicas must acknowledge each acquisition; at least 1
+         * @param timeout how long an acquisition waits for them; at least a millisecond and
+         *     shorter than the command timeout (a few tens of milliseconds is typical: replicas on
+         *     a healthy link acknowledge within a round trip)
+         * @param onShortfall what happens when fewer acknowledge in time: {@link ReplicaShortfall#FAIL}
+         *     fails the acquisition with a {@link LockException} and releases the hold,
+         *     {@link ReplicaShortfall#WARN} keeps it and logs a warning; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} below
+         *     a millisecond
+         * @throws NullPointerException if {@code timeout} or {@code onShortfall} is null
+         */
+        public Builder replicaAcknowledgement(int replicas, Duration timeout, ReplicaShortfall onShortfall) {
+            this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout, onShortfall);
+            return this;
+        }
+
+        /**
          * Validates the settings and fills in the durations left unset, each so that it fits the
          * ones that were set: the command timeout is 3 s or a quarter of the watchdog timeout if
          * that is shorter, and at least a RedLock attempt timeout that was set; the watchdog
@@ -286,7 +377,8 @@ public final class LockConfig {
          * @throws IllegalArgumentException if no address is set, both a single address and a
          *     cluster are set, a URI is malformed, fewer than three RedLock masters or one twice are
          *     given, a duration is zero, negative or contradicts another that was set, or the
-         *     trusted certificates file is not a readable file; the message never shows a password
+         *     trusted certificates file is not a readable file, or the replica acknowledgement
+         *     timeout is not shorter than the command timeout; the message never shows a password
          */
         public LockConfig build() {
             requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
@@ -330,6 +422,10 @@ public final class LockConfig {
             requireArgument(trustedCertificates == null
                             || (Files.isRegularFile(trustedCertificates) && Files.isReadable(trustedCertificates)),
                     "trustedCertificates is not a readable file: %s", trustedCertificates);
+            // WAIT's answer must come back within the command timeout that bounds its round trip.
+            requireArgument(replicaAcknowledgement == null || replicaAcknowledgement.timeout().compareTo(command) < 0,
+                    "replicaAcknowledgement timeout (%s) must be shorter than the commandTimeout (%s)",
+                    replicaAcknowledgement == null ? null : replicaAcknowledgement.timeout(), command);
             return new LockConfig(this, watchdog, fairWait, command, attempt);
         }
 
@@ -372,7 +468,7 @@ public final class LockConfig {
             }
         }
 
-        private static void requireArgument(boolean condition, String template, Object... args) {
+        static void requireArgument(boolean condition, String template, Object... args) {
             if (!condition) {
                 throw new IllegalArgumentException(String.format(Locale.ROOT, template, args));
             }

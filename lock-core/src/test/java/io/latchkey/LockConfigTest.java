@@ -222,4 +222,35 @@ class LockConfigTest {
         assertFalse(rejected.getMessage().contains("s3cret"), rejected.getMessage());
         assertEquals(null, rejected.getCause(), "the parser's exception repeats the URI");
     }
+
+    @Test
+    void replicaAcknowledgementIsOffByDefaultAndKeptAsSet() {
+        assertTrue(LockConfig.builder().address("redis://localhost").build().replicaAcknowledgement().isEmpty());
+        LockConfig config = LockConfig.builder().address("redis://localhost")
+                .replicaAcknowledgement(2, Duration.ofMillis(50), LockConfig.ReplicaShortfall.WARN).build();
+        assertEquals(new LockConfig.ReplicaAcknowledgement(2, Duration.ofMillis(50), LockConfig.ReplicaShortfall.WARN),
+                config.replicaAcknowledgement().orElseThrow());
+        assertTrue(config.toString().contains("replicaAcknowledgement=ReplicaAcknowledgement[replicas=2"), config.toString());
+    }
+
+    @Test
+    void replicaAcknowledgementRejectsNonsenseNamingTheArgument() {
+        LockConfig.Builder builder = LockConfig.builder().address("redis://localhost");
+        IllegalArgumentException noReplica = assertThrows(IllegalArgumentException.class,
+                () -> builder.replicaAcknowledgement(0, Duration.ofMillis(50), LockConfig.ReplicaShortfall.FAIL));
+        assertTrue(noReplica.getMessage().contains("replicas must be at least 1: 0"), noReplica.getMessage());
+        // WAIT counts whole milliseconds, and WAIT n 0 would wait for ever.
+        IllegalArgumentException subMillisecond = assertThrows(IllegalArgumentException.class,
+                () -> builder.replicaAcknowledgement(1, Duration.ofNanos(999_999), LockConfig.ReplicaShortfall.FAIL));
+        assertTrue(subMillisecond.getMessage().contains("timeout must be at least 1 ms"), subMillisecond.getMessage());
+        NullPointerException noTimeout = assertThrows(NullPointerException.class,
+                () -> builder.replicaAcknowledgement(1, null, LockConfig.ReplicaShortfall.FAIL));
+        assertEquals("timeout", noTimeout.getMessage());
+        NullPointerException noPolicy = assertThrows(NullPointerException.class,
+                () -> builder.replicaAcknowledgement(1, Duration.ofMillis(50), null));
+        assertEquals("onShortfall", noPolicy.getMessage());
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class, () -> builder
+                .replicaAcknowledgement(1, Duration.ofSeconds(3), LockConfig.ReplicaShortfall.FAIL).build());
+        assertTrue(tooLong.getMessage().contains("must be shorter than the commandTimeout (PT3S)"), tooLong.getMessage());
+    }
 }

@@ -51,6 +51,15 @@ public final class CapturedLog implements AutoCloseable {
         });
     }
 
+    /** @return how many logged lines contain {@code part} */
+    public long count(String part) {
+        String text;
+        synchronized (copy) {
+            text = copy.toString(StandardCharsets.UTF_8);
+        }
+        return text.lines().filter(line -> line.contains(part)).count();
+    }
+
     @Override
     public void close() {
         System.setErr(original);

@@ -64,7 +64,7 @@ final class ClusterTopology implements RedisTopology {
         this.client = client;
         this.connection = connection;
         this.pubSub = pubSub;
-        this.executor = RedisExecutor.forCluster(connection.async(), commandTimeout, where, resources.timer(), ticker);
+        this.executor = RedisExecutor.forCluster(connection, commandTimeout, where, resources.timer(), ticker);
         if (useShardedPubSub) {
             this.sharded = new ShardedSubscriptions(pubSub, client::getPartitions, client::refreshPartitionsAsync,
                     resources.timer());

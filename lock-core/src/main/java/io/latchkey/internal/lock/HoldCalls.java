@@ -1,16 +1,23 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.LockConfig.ReplicaShortfall;
 import io.latchkey.LockException;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The calls that change an owner's hold count in a lock hash, for the lock kinds whose holds
@@ -24,7 +31,9 @@ import java.util.function.Supplier;
  */
 public final class HoldCalls {
 
+    private static final Logger log = LoggerFactory.getLogger(HoldCalls.class);
     private static final String RELEASE = "release";
+    private static final String FRESH = "fresh";
     private static final String UNDO = "undo";
 
     private final String name;
@@ -68,36 +77,91 @@ public final class HoldCalls {
      * @return the try's result
      */
     public CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease) {
-        return tryAcquire(owner, lease, "fresh");
+        return tryAcquire(owner, lease, FRESH);
     }
 
+    /**
+     * A try; where replica acknowledgement is configured, {@code WAIT} goes right behind the
+     * acquire script, and a grant that fewer replicas acknowledged meets the configured shortfall.
+     * Not for a RedLock's masters ({@code fresh} holds): a RedLock outlives a lost master by its
+     * quorum, and its masters are independent servers that need not have replicas.
+     */
     private CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, String held) {
         String field = context.field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
+        Optional<ReplicaAcknowledgement> acknowledgement = FRESH.equals(held) ? Optional.empty()
+                : context.config().replicaAcknowledgement();
         long[] sentAtNanos = new long[1];
         return unsettled.after(hold, () -> {
             String call = unsettled.nextCallId();
             sentAtNanos[0] = context.ticker().read();
-            return scripts.acquire(field, lease, call, held).whenComplete((reply, failure) -> {
+            CompletableFuture<Replicated<List<Object>>> sent = acknowledgement
+                    .map(wanted -> scripts.acquireReplicated(field, lease, call, held, wanted))
+                    .orElseGet(() -> scripts.acquire(field, lease, call, held).thenApply(Replicated::unacknowledged));
+            return sent.whenComplete((reply, failure) -> {
                 if (failure != null && LockExceptions.isOutcomeUnknown(failure)) {
                     unsettled.settleLater(hold, "acquire " + call, () -> scripts.release(field, call, UNDO)
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }
             });
-        }).thenApply(reply -> {
+        }).thenCompose(replicated -> {
+            List<Object> reply = replicated.reply();
             long answer = (Long) reply.get(0);
             if (answer == 0L) {
-                return TryResult.busy((Long) reply.get(1));
+                return CompletableFuture.completedFuture(TryResult.busy((Long) reply.get(1)));
             }
             if (answer < 0L) {
-                return TryResult.goneHold();
+                return CompletableFuture.completedFuture(TryResult.goneHold());
             }
             long count = (Long) reply.get(1);
             long token = (Long) reply.get(2);
             long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
-            return TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos));
+            TryResult granted = TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos));
+            return acknowledgement.isEmpty() ? CompletableFuture.completedFuture(granted)
+                    : replicated.acknowledged().handle((acks, failure) ->
+                            checkAcknowledged(acknowledgement.get(), acks, failure, granted, hold, field))
+                    .thenCompose(checked -> checked);
         });
+    }
+
+    /**
+     * A grant that fewer replicas acknowledged than asked (or whose WAIT answer was lost): with
+     * {@link ReplicaShortfall#FAIL} one level is given back (the grant's, whether it began the
+     * hold or re-entered it) and the try fails; with {@link ReplicaShortfall#WARN} it stands.
+     */
+    private CompletableFuture<TryResult> checkAcknowledged(ReplicaAcknowledgement wanted, OptionalLong acks,
+                                                           Throwable failure, TryResult granted, HoldId hold, String field) {
+        if (failure == null && (acks.isEmpty() || acks.getAsLong() >= wanted.replicas())) {
+            return CompletableFuture.completedFuture(granted);
+        }
+        long acknowledged = failure == null ? acks.getAsLong() : -1;
+        if (wanted.onShortfall() == ReplicaShortfall.WARN) {
+            log.warn("Lock '{}' is held although {}", name, acknowledged < 0
+                    ? "the answer of WAIT was lost: " + failure
+                    : "only " + acknowledged + " of " + wanted.replicas() + " replicas acknowledged it within " + wanted.timeout());
+            return CompletableFuture.completedFuture(granted);
+        }
+        LockException notAcknowledged = LockExceptions.notAcknowledged(name, wanted.replicas(), acknowledged,
+                wanted.timeout(), failure);
+        return giveBack(hold, field).handle((ignored, releaseFailure) -> {
+            throw new CompletionException(notAcknowledged);
+        });
+    }
+
+    /**
+     * Releases the one level an unacknowledged grant added, by the release script alone: the
+     * watchdog never counted that level. A release whose answer is lost is settled later.
+     */
+    private CompletableFuture<?> giveBack(HoldId hold, String field) {
+        UnsettledCalls unsettled = context.unsettled();
+        String call = unsettled.nextCallId();
+        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
+        return unsettled.after(hold, () -> scripts.release(field, call, RELEASE).whenComplete((left, failure) -> {
+            if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
+                unsettled.settleLater(hold, "release of unacknowledged grant " + call, again);
+            }
+        }));
     }
 
     /**
@@ -224,6 +288,23 @@ public final class HoldCalls {
          *     if not, {-1, 0} if the hold to re-enter is gone
          */
         CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held);
+
+        /**
+         * The acquire script with {@code WAIT} pipelined behind it on the same connection
+         * ({@code RedisExecutor.evalReplicated}). A kind that does not override it acquires
+         * without acknowledgement.
+         *
+         * @param field the owner's field
+         * @param lease the lease
+         * @param call the call's id
+         * @param held as {@link #acquire} takes it
+         * @param acknowledgement how many replicas to wait for, and how long
+         * @return the reply of {@link #acquire} and the replicas' acknowledgement
+         */
+        default CompletableFuture<Replicated<List<Object>>> acquireReplicated(String field, LeaseTerm lease, String call,
+                                                                                String held, ReplicaAcknowledgement acknowledgement) {
+            return acquire(field, lease, call, held).thenApply(Replicated::unacknowledged);
+        }
 
         /**
          * @param field the owner's field

@@ -1,5 +1,7 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
@@ -40,6 +42,13 @@ public final class ReentrantLockProtocol implements LockProtocol {
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
                         new String[] {keys.lock(), keys.fenceCounter()}, Long.toString(lease.millis()), field, call, held);
+            }
+
+            @Override
+            public CompletableFuture<Replicated<List<Object>>> acquireReplicated(String field, LeaseTerm lease, String call,
+                    String held, ReplicaAcknowledgement acknowledgement) {
+                return context.executor().evalReplicated(name, ACQUIRE, ScriptOutputType.MULTI, acknowledgement.replicas(),
+                        acknowledgement.timeout(), new String[] {keys.lock(), keys.fenceCounter()}, Long.toString(lease.millis()), field, call, held);
             }
 
             @Override

@@ -203,6 +203,23 @@ public final class LockExceptions {
 
     /**
      * @param lock the lock's name
+     * @param asked how many replicas were asked to acknowledge the grant
+     * @param acknowledged how many did, or -1 if WAIT's answer was lost
+     * @param timeout how long they were given
+     * @param cause why WAIT's answer was lost, or null
+     * @return an acquisition that fewer replicas than asked acknowledged, and that was therefore
+     *     given back: the lock is not held
+     */
+    public static LockException notAcknowledged(String lock, int asked, long acknowledged, Duration timeout, Throwable cause) {
+        String how = acknowledged < 0 ? "the answer of WAIT was lost (" + describe(unwrap(cause)) + ")"
+                : "only " + acknowledged + " of " + asked + " replicas acknowledged it within " + timeout;
+        return new LockException("lock '" + lock + "' was granted but " + how
+                + ", so the grant was released (replicaAcknowledgement with ReplicaShortfall.FAIL)",
+                cause == null ? null : unwrap(cause));
+    }
+
+    /**
+     * @param lock the lock's name
      * @param owner the owner
      * @return what closing a handle throws when its hold was already released by unlocks
      */

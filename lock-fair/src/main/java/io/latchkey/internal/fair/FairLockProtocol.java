@@ -1,5 +1,7 @@
 package io.latchkey.internal.fair;
 
+import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.LeaseTerm;
@@ -77,6 +79,14 @@ public final class FairLockProtocol implements LockProtocol {
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
                         new String[] {lock, queue, timeouts, channel, fenceCounter},
+                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call, held);
+            }
+
+            @Override
+            public CompletableFuture<Replicated<List<Object>>> acquireReplicated(String field, LeaseTerm lease, String call,
+                    String held, ReplicaAcknowledgement acknowledgement) {
+                return context.executor().evalReplicated(name, ACQUIRE, ScriptOutputType.MULTI, acknowledgement.replicas(),
+                        acknowledgement.timeout(), new String[] {lock, queue, timeouts, channel, fenceCounter},
                         Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call, held);
             }
 
