@@ -32,8 +32,6 @@ public final class FaultHarness {
     /** Exit status: the command line was wrong. */
     public static final int USAGE = 2;
 
-    static final List<String> LOCKS = List.of("plain:faults-plain-a", "plain:faults-plain-b", "fair:faults-fair-a");
-
     private static final long READY_TIMEOUT_SECONDS = 60;
     private static final long INSIDE_WAIT_MILLIS = 3_000;
 
@@ -43,6 +41,8 @@ public final class FaultHarness {
     private final String checkerUri;
     private final Checker checker;
     private final Path runDir;
+    /** {@code kind:name} of each lock: every third one fair, the others plain. */
+    private final List<String> locks = new ArrayList<>();
     private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
     private final Map<Fault, FaultTally> tallies = new EnumMap<>(Fault.class);
     private final AtomicInteger nextWorker = new AtomicInteger();
@@ -63,6 +63,9 @@ public final class FaultHarness {
             tallies.put(fault, new FaultTally(fault));
         }
         this.current = tallies.get(Fault.NONE);
+        for (int i = 1; i <= options.locks; i++) {
+            locks.add(i % 3 == 0 ? "fair:faults-fair-" + i : "plain:faults-plain-" + i);
+        }
     }
 
     /**
@@ -131,7 +134,7 @@ public final class FaultHarness {
         checker.clear(lockNames());
         out.printf("Latchkey fault harness: %d worker JVMs × %d threads on %s; lease (watchdog) %d ms, "
                         + "renewal %d ms, command timeout %d ms%n",
-                options.workers, options.threads, String.join(", ", LOCKS), lease(), renewal(), commandTimeout());
+                options.workers, options.threads, String.join(", ", locks), lease(), renewal(), commandTimeout());
         out.printf("Lock Redis: %s%nChecker Redis: %s (separate)%nWorker logs and thread dumps: %s%n%n",
                 lockRedis.description(), checkerUri, runDir);
         out.flush();
@@ -304,7 +307,7 @@ public final class FaultHarness {
     private WorkerProcess startWorker() throws IOException {
         String id = "w" + nextWorker.incrementAndGet();
         List<String> args = List.of(lockRedis.workerUri(), checkerUri, id, Integer.toString(options.threads),
-                Long.toString(lease()), String.join(",", LOCKS), Long.toString(System.nanoTime()));
+                Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()));
         return WorkerProcess.start(id, args, options.threads, runDir,
                 (worker, event, detail) -> current.on(event, detail));
     }
@@ -354,9 +357,9 @@ public final class FaultHarness {
         return total;
     }
 
-    private static List<String> lockNames() {
+    private List<String> lockNames() {
         List<String> names = new ArrayList<>();
-        for (String lock : LOCKS) {
+        for (String lock : locks) {
             names.add(lock.substring(lock.indexOf(':') + 1));
         }
         return names;

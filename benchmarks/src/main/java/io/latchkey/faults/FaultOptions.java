@@ -20,6 +20,7 @@ final class FaultOptions {
     }
 
     static final long LONG_RUN_ACQUISITIONS = 1_000_000;
+    static final int LONG_RUN_LOCKS = 12;
 
     static final String USAGE = String.join("\n",
             "Usage: java -jar latchkey-faults.jar [options]",
@@ -33,10 +34,12 @@ final class FaultOptions {
             "Options:",
             "  --workers N        worker JVMs                                      (default 3)",
             "  --threads N        lock threads per worker                          (default 2)",
+            "  --locks N          lock names; every third is a fair lock           (default 3)",
             "  --watchdog D       watchdog timeout (the lease), e.g. 2s            (default 2s)",
             "  --phase D          how long to watch after each fault               (default 3s)",
             "  --acquisitions N   repeat the schedule until N holds were granted   (default: once)",
-            "  --long             the long run: --acquisitions " + LONG_RUN_ACQUISITIONS,
+            "  --long             the long run: --acquisitions " + LONG_RUN_ACQUISITIONS + " --locks "
+                    + LONG_RUN_LOCKS + " (later options override)",
             "  --faults A,B       only these faults (names as in the table's first column's key)",
             "  --redis URI        use this Redis for the locks (redis://host:port); faults that",
             "                     need its process (SIGSTOP, restarts) are skipped",
@@ -48,6 +51,7 @@ final class FaultOptions {
 
     final int workers;
     final int threads;
+    final int locks;
     final Duration watchdog;
     final Duration phase;
     final long acquisitions;
@@ -59,6 +63,7 @@ final class FaultOptions {
     private FaultOptions(Builder b) {
         this.workers = b.workers;
         this.threads = b.threads;
+        this.locks = b.locks;
         this.watchdog = b.watchdog;
         this.phase = b.phase;
         this.acquisitions = b.acquisitions;
@@ -78,6 +83,10 @@ final class FaultOptions {
                     break;
                 case "--long":
                     b.acquisitions = LONG_RUN_ACQUISITIONS;
+                    b.locks = LONG_RUN_LOCKS;
+                    break;
+                case "--locks":
+                    b.locks = positive(option, value(args, ++i, option));
                     break;
                 case "--workers":
                     b.workers = positive(option, value(args, ++i, option));
@@ -183,6 +192,7 @@ final class FaultOptions {
     private static final class Builder {
         int workers = 3;
         int threads = 2;
+        int locks = 3;
         Duration watchdog = Duration.ofSeconds(2);
         Duration phase = Duration.ofSeconds(3);
         long acquisitions = 0;
