@@ -6,6 +6,8 @@ import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.LockHold;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -66,7 +68,7 @@ public final class FaultWorker {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
         }
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
                 StandardCharsets.UTF_8);
         Duration watchdog = Duration.ofMillis(Long.parseLong(args[4]));
         LockConfig config = LockConfig.builder().address(args[0]).watchdogTimeout(watchdog).build();

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.stream.Stream;
 
 /**
@@ -112,7 +113,7 @@ final class LockRedis implements AutoCloseable {
     void debugSleep(Duration duration) {
         StringCodec codec = StringCodec.UTF8;
         admin.sync().dispatch(CommandType.DEBUG, new StatusOutput<>(codec),
-                new CommandArgs<>(codec).add("SLEEP").add(String.format(java.util.Locale.ROOT, "%.3f",
+                new CommandArgs<>(codec).add("SLEEP").add(String.format(Locale.ROOT, "%.3f",
                         duration.toMillis() / 1000.0)));
     }
 
