@@ -36,7 +36,13 @@ enum Fault {
      * The lock's Redis killed and restarted empty: the holds and the fencing counters are gone.
      * Known limits: overlap, and fencing tokens handed out again.
      */
-    RESTART_EMPTY("Redis kill -9, restart without AOF", true, true, true);
+    RESTART_EMPTY("Redis kill -9, restart without AOF", true, true, true),
+    /**
+     * With {@code --topology sentinel}: the master killed, a replica promoted by the Sentinels, the
+     * old master restarted as a replica. Known limits: asynchronous replication may lose the last
+     * grants (overlap) and the last fencing-counter increments (tokens handed out again).
+     */
+    SENTINEL_FAILOVER("Sentinel failover (master kill -9)", true, true, true);
 
     final String label;
     /** Redis itself is down or frozen for a while: lock calls may fail, workers may stall. */
@@ -53,8 +59,21 @@ enum Fault {
         this.staleAcceptIsKnownLimit = staleAcceptIsKnownLimit;
     }
 
-    /** @return whether the fault needs the Redis process (signals, restarts), not only a connection */
-    boolean needsProcess() {
-        return this == REDIS_STOP_SHORT || this == REDIS_STOP_LONG || this == RESTART_AOF || this == RESTART_EMPTY;
+    /** @return whether the harness can inject this fault into {@code redis} */
+    boolean appliesTo(LockRedis redis) {
+        switch (this) {
+            case REDIS_STOP_SHORT:
+            case REDIS_STOP_LONG:
+                return redis.ownsProcess();
+            case PROXY_RESET:
+                return redis.hasProxy();
+            case RESTART_AOF:
+            case RESTART_EMPTY:
+                return redis.ownsProcess() && !redis.isSentinel();
+            case SENTINEL_FAILOVER:
+                return redis.isSentinel();
+            default:
+                return true;
+        }
     }
 }

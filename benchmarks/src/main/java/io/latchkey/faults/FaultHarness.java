@@ -105,7 +105,13 @@ public final class FaultHarness {
         LockRedis lockRedis = null;
         try {
             Path runDir = Files.createTempDirectory("latchkey-faults-");
-            lockRedis = options.redisUri == null ? LockRedis.start() : LockRedis.given(options.redisUri);
+            if (options.redisUri != null) {
+                lockRedis = LockRedis.given(options.redisUri);
+            } else if (options.sentinel) {
+                lockRedis = LockRedis.startSentinel();
+            } else {
+                lockRedis = LockRedis.start();
+            }
             String checkerUri = options.checkerUri;
             if (checkerUri == null) {
                 checkerServer = RedisServer.start();
@@ -194,10 +200,9 @@ public final class FaultHarness {
     private List<Fault> scheduled() {
         List<Fault> schedule = new ArrayList<>();
         for (Fault fault : options.faults) {
-            if (fault.needsProcess() && !lockRedis.ownsProcess()) {
-                continue;
+            if (fault.appliesTo(lockRedis)) {
+                schedule.add(fault);
             }
-            schedule.add(fault);
         }
         return schedule;
     }
@@ -243,6 +248,9 @@ public final class FaultHarness {
                     break;
                 case RESTART_EMPTY:
                     lockRedis.killAndRestart(false);
+                    break;
+                case SENTINEL_FAILOVER:
+                    lockRedis.failover();
                     break;
                 default:
                     throw new IllegalStateException("no injection for " + fault);

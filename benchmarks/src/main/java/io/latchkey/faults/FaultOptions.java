@@ -41,6 +41,8 @@ final class FaultOptions {
             "  --long             the long run: --acquisitions " + LONG_RUN_ACQUISITIONS + " --locks "
                     + LONG_RUN_LOCKS + " (later options override)",
             "  --faults A,B       only these faults (names as in the table's first column's key)",
+            "  --topology T       single | sentinel: a master, a replica and 3 Sentinels, with a",
+            "                     failover among the faults                       (default single)",
             "  --redis URI        use this Redis for the locks (redis://host:port); faults that",
             "                     need its process (SIGSTOP, restarts) are skipped",
             "  --checker URI      use this Redis as the checker (it must not be the lock's)",
@@ -57,6 +59,7 @@ final class FaultOptions {
     final long acquisitions;
     final Set<Fault> faults;
     final String redisUri;
+    final boolean sentinel;
     final String checkerUri;
     final boolean help;
 
@@ -69,6 +72,7 @@ final class FaultOptions {
         this.acquisitions = b.acquisitions;
         this.faults = b.faults;
         this.redisUri = b.redisUri;
+        this.sentinel = b.sentinel;
         this.checkerUri = b.checkerUri;
         this.help = b.help;
     }
@@ -109,6 +113,9 @@ final class FaultOptions {
                 case "--redis":
                     b.redisUri = value(args, ++i, option);
                     break;
+                case "--topology":
+                    b.sentinel = topology(value(args, ++i, option));
+                    break;
                 case "--checker":
                     b.checkerUri = value(args, ++i, option);
                     break;
@@ -118,6 +125,9 @@ final class FaultOptions {
         }
         if (b.watchdog.toMillis() < 600) {
             throw new UsageException("--watchdog must be at least 600ms: " + b.watchdog.toMillis() + "ms");
+        }
+        if (b.redisUri != null && b.sentinel) {
+            throw new UsageException("--topology sentinel starts its own servers; it cannot be given --redis");
         }
         if (b.redisUri != null && b.redisUri.equals(b.checkerUri)) {
             throw new UsageException("--checker must not be the lock's Redis: " + b.checkerUri);
@@ -162,6 +172,19 @@ final class FaultOptions {
         return args[i];
     }
 
+    private static boolean topology(String value) {
+        switch (value) {
+            case "single":
+                return false;
+            case "sentinel":
+                return true;
+            case "cluster":
+                throw new UsageException("--topology cluster is not done yet; single and sentinel are");
+            default:
+                throw new UsageException("--topology must be single or sentinel: " + value);
+        }
+    }
+
     private static int positive(String option, String value) {
         try {
             int n = Integer.parseInt(value);
@@ -198,6 +221,7 @@ final class FaultOptions {
         long acquisitions = 0;
         Set<Fault> faults = EnumSet.allOf(Fault.class);
         String redisUri;
+        boolean sentinel;
         String checkerUri;
         boolean help;
     }

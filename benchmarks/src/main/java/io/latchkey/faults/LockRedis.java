@@ -2,6 +2,7 @@ package io.latchkey.faults;
 
 import io.latchkey.testing.FaultProxy;
 import io.latchkey.testing.RedisBinary;
+import io.latchkey.testing.RedisSentinelGroup;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
@@ -18,44 +19,68 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
- * The Redis the locks live on, as the harness faults it: started here (with an append-only file,
- * {@code appendfsync always}, so that a restart can keep every acknowledged write) or given on
- * the command line, always behind a {@link FaultProxy} whose address is what the workers get.
- * Commands that fault it ({@code CLIENT KILL}, {@code DEBUG SLEEP}) go on an admin connection of
- * the harness's own, straight to Redis; signals and restarts need a server started here.
+ * The Redis the locks live on, as the harness faults it, in one of three shapes:
+ * <ul>
+ *   <li>one {@code redis-server} started here, with an append-only file ({@code appendfsync
+ *       always}, so that a restart can keep every acknowledged write), behind a
+ *       {@link FaultProxy} whose address is what the workers get;
+ *   <li>a master, a replica and three Sentinels started here ({@code --topology sentinel}); the
+ *       workers get the Sentinels' address, and there is no proxy;
+ *   <li>a Redis given on the command line, behind a proxy; signals and restarts are then out of
+ *       reach, and commands go on an admin connection of the harness's own.
+ * </ul>
+ * Commands that fault it ({@code CLIENT KILL}, {@code DEBUG SLEEP}) go straight to the current
+ * master, never through the proxy.
  */
 final class LockRedis implements AutoCloseable {
 
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(30);
 
     private final RedisServer server;
-    private final String uri;
+    private final RedisSentinelGroup group;
     private final FaultProxy proxy;
     private final RedisClient adminClient;
     private final StatefulRedisConnection<String, String> admin;
+    private final String workerUri;
     private final String description;
+    private RedisServer paused;
 
-    private LockRedis(RedisServer server, String uri, String description) {
+    private LockRedis(RedisServer server, RedisSentinelGroup group, String uri, String description) {
         this.server = server;
-        this.uri = uri;
+        this.group = group;
         this.description = description;
+        if (group != null) {
+            this.proxy = null;
+            this.adminClient = null;
+            this.admin = null;
+            this.workerUri = group.uri();
+            return;
+        }
         RedisURI redisUri = RedisURI.create(uri);
         this.proxy = FaultProxy.to(redisUri.getHost(), redisUri.getPort());
-        redisUri.setTimeout(ADMIN_TIMEOUT);
-        this.adminClient = RedisClient.create(redisUri);
-        this.admin = adminClient.connect();
+        this.workerUri = proxy.uri();
+        if (server != null) {
+            this.adminClient = null;
+            this.admin = null;
+        } else {
+            redisUri.setTimeout(ADMIN_TIMEOUT);
+            this.adminClient = RedisClient.create(redisUri);
+            this.admin = adminClient.connect();
+        }
     }
 
     /** Starts a {@code redis-server} through the test fixture, with AOF on and {@code DEBUG} allowed. */
     static LockRedis start() {
-        RedisServer server = RedisBinary.atLeast(7)
-                ? RedisServer.start("--appendonly", "yes", "--appendfsync", "always", "--enable-debug-command", "yes")
-                : RedisServer.start("--appendonly", "yes", "--appendfsync", "always");
+        RedisServer server = RedisServer.start(serverArgs(true));
         try {
-            return new LockRedis(server, server.uri(),
+            return new LockRedis(server, null, server.uri(),
                     "started here: redis-server " + server.version() + " from " + server.binary() + ", AOF always");
         } catch (RuntimeException e) {
             server.close();
@@ -63,31 +88,61 @@ final class LockRedis implements AutoCloseable {
         }
     }
 
-    /** Uses a Redis the user runs; faults that need its process are skipped. */
-    static LockRedis given(String uri) {
-        return new LockRedis(null, uri, "given with --redis");
+    /** Starts a master, one replica and three Sentinels through the test fixture. */
+    static LockRedis startSentinel() {
+        RedisSentinelGroup group = RedisSentinelGroup.start(1, 3, serverArgs(false));
+        try {
+            RedisServer master = group.master();
+            return new LockRedis(null, group, group.uri(), "started here: a master, a replica and 3 Sentinels, "
+                    + "redis-server " + master.version() + " from " + master.binary() + ", no persistence");
+        } catch (RuntimeException e) {
+            group.close();
+            throw e;
+        }
     }
 
-    /** @return the address the workers use: the proxy's */
+    /** Uses a Redis the user runs; faults that need its process are skipped. */
+    static LockRedis given(String uri) {
+        return new LockRedis(null, null, uri, "given with --redis");
+    }
+
+    private static String[] serverArgs(boolean aof) {
+        String[] debug = RedisBinary.atLeast(7) ? new String[] {"--enable-debug-command", "yes"} : new String[0];
+        String[] persistence = aof ? new String[] {"--appendonly", "yes", "--appendfsync", "always"} : new String[0];
+        return Stream.concat(Stream.of(persistence), Stream.of(debug)).toArray(String[]::new);
+    }
+
+    /** @return the address the workers use: the proxy's, or the Sentinels' */
     String workerUri() {
-        return proxy.uri();
+        return workerUri;
     }
 
     String description() {
         return description;
     }
 
-    /** @return whether signals and restarts are possible: the harness started the server */
+    /** @return whether signals and restarts are possible: the harness started the servers */
     boolean ownsProcess() {
-        return server != null;
+        return server != null || group != null;
     }
 
+    boolean isSentinel() {
+        return group != null;
+    }
+
+    boolean hasProxy() {
+        return proxy != null;
+    }
+
+    /** {@code SIGSTOP} of the (current) master. */
     void pause() {
-        server.pause();
+        paused = master();
+        paused.pause();
     }
 
+    /** {@code SIGCONT} of the server {@link #pause()} stopped. */
     void resume() {
-        server.resume();
+        paused.resume();
     }
 
     /**
@@ -104,22 +159,63 @@ final class LockRedis implements AutoCloseable {
         server.restart();
     }
 
-    /** {@code CLIENT KILL TYPE normal|pubsub}, sparing the admin connection. */
-    long clientKill(boolean pubSub) {
-        return admin.sync().clientKill(pubSub ? KillArgs.Builder.typePubsub() : KillArgs.Builder.typeNormal());
+    /**
+     * Kills the master, waits until the Sentinels have promoted the replica and the clients can see
+     * it, then restarts the old master, which the Sentinels turn into a replica of the new one, and
+     * waits until it is linked, so that the next failover finds a replica again.
+     */
+    void failover() {
+        RedisServer master = group.master();
+        master.kill();
+        RedisServer promoted = group.awaitFailover(master, FAILOVER_TIMEOUT);
+        master.restart();
+        long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
+        while (!linkedTo(master, promoted)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(master + " did not become a replica of " + promoted + " within "
+                        + FAILOVER_TIMEOUT.toSeconds() + " s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+    }
+
+    private static boolean linkedTo(RedisServer replica, RedisServer master) {
+        try {
+            return replica.info("replication", "master_port").equals(Optional.of(Integer.toString(master.port())))
+                    && replica.info("replication", "master_link_status").equals(Optional.of("up"));
+        } catch (RuntimeException notYet) {
+            return false;
+        }
+    }
+
+    /** {@code CLIENT KILL TYPE normal|pubsub}, sparing the connection that sends it. */
+    void clientKill(boolean pubSub) {
+        if (admin != null) {
+            admin.sync().clientKill(pubSub ? KillArgs.Builder.typePubsub() : KillArgs.Builder.typeNormal());
+        } else {
+            master().command("CLIENT", "KILL", "TYPE", pubSub ? "pubsub" : "normal");
+        }
     }
 
     /** {@code DEBUG SLEEP}: Redis stops answering for {@code duration}, its connections open. */
     void debugSleep(Duration duration) {
-        StringCodec codec = StringCodec.UTF8;
-        admin.sync().dispatch(CommandType.DEBUG, new StatusOutput<>(codec),
-                new CommandArgs<>(codec).add("SLEEP").add(String.format(Locale.ROOT, "%.3f",
-                        duration.toMillis() / 1000.0)));
+        String seconds = String.format(Locale.ROOT, "%.3f", duration.toMillis() / 1000.0);
+        if (admin != null) {
+            StringCodec codec = StringCodec.UTF8;
+            admin.sync().dispatch(CommandType.DEBUG, new StatusOutput<>(codec),
+                    new CommandArgs<>(codec).add("SLEEP").add(seconds));
+        } else {
+            master().command("DEBUG", "SLEEP", seconds);
+        }
     }
 
     /** Resets every worker connection (TCP RST on both sides). */
     void resetConnections() {
         proxy.resetAll();
+    }
+
+    private RedisServer master() {
+        return server != null ? server : group.master();
     }
 
     private static void deleteData(Path dir) {
@@ -140,16 +236,18 @@ final class LockRedis implements AutoCloseable {
 
     @Override
     public void close() {
-        admin.close();
-        adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        proxy.close();
+        if (admin != null) {
+            admin.close();
+            adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
         if (server != null) {
             server.close();
         }
-    }
-
-    /** @return the server's own address, not the proxy's */
-    String uri() {
-        return uri;
+        if (group != null) {
+            group.close();
+        }
     }
 }

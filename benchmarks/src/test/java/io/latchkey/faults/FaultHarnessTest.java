@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The short harness run that {@code mvn verify} includes: every fault once, three worker JVMs.
+ * The short harness runs that {@code mvn verify} includes: every fault once with three worker
+ * JVMs on one Redis, and one Sentinel failover.
  * It asserts only what must hold on any machine however loaded: the harness's own verdict (no
  * violation outside the known limits, no hang), a row per fault, and no stale write accepted
  * where tokens are intact. No throughput or latency threshold.
@@ -27,9 +30,22 @@ class FaultHarnessTest {
     void everyFaultOnceWithoutAViolationBeyondItsKnownLimits() {
         Output output = run("--workers", "3", "--threads", "2", "--phase", "3s");
 
+        assertPassedWithRows(output, EnumSet.complementOf(EnumSet.of(Fault.SENTINEL_FAILOVER)));
+    }
+
+    @Test
+    @Timeout(180)
+    void aSentinelFailoverKeepsEverythingButItsKnownLimits() {
+        Output output = run("--topology", "sentinel", "--workers", "2", "--threads", "2",
+                "--faults", "sentinel-failover", "--phase", "2s");
+
+        assertPassedWithRows(output, EnumSet.of(Fault.SENTINEL_FAILOVER));
+    }
+
+    private static void assertPassedWithRows(Output output, Set<Fault> faults) {
         assertEquals(FaultHarness.PASSED, output.status, output::describe);
         assertTrue(output.out.contains("PASS: "), output::describe);
-        for (Fault fault : Fault.values()) {
+        for (Fault fault : faults) {
             String[] cells = row(output.out, fault);
             assertEquals("1", cells[RUNS], () -> fault + "\n" + output.describe());
             assertTrue(cells[VERDICT].equals("ok") || cells[VERDICT].equals("known limit"),
@@ -56,10 +72,13 @@ class FaultHarnessTest {
     @Test
     void badUsageExitsWithTwoAndSaysWhy() {
         Output unknown = run("--faults", "earthquake");
+        Output cluster = run("--topology", "cluster");
         Output tooShort = run("--watchdog", "100ms");
 
         assertEquals(FaultHarness.USAGE, unknown.status, unknown::describe);
         assertTrue(unknown.err.contains("no fault named 'earthquake'"), unknown::describe);
+        assertEquals(FaultHarness.USAGE, cluster.status, cluster::describe);
+        assertTrue(cluster.err.contains("--topology cluster is not done yet"), cluster::describe);
         assertEquals(FaultHarness.USAGE, tooShort.status, tooShort::describe);
         assertTrue(tooShort.err.contains("--watchdog must be at least 600ms: 100ms"), tooShort::describe);
     }
