@@ -141,6 +141,10 @@ public final class FaultHarness {
         out.printf("Latchkey fault harness: %d worker JVMs × %d threads on %s; lease (watchdog) %d ms, "
                         + "renewal %d ms, command timeout %d ms%n",
                 options.workers, options.threads, String.join(", ", locks), lease(), renewal(), commandTimeout());
+        if (options.fixedLease != null) {
+            out.printf("Every hold takes a fixed lease of %d ms, never renewed (--fixed-lease)%n",
+                    options.fixedLease.toMillis());
+        }
         out.printf("Lock Redis: %s%nChecker Redis: %s (separate)%nWorker logs and thread dumps: %s%n%n",
                 lockRedis.description(), checkerUri, runDir);
         out.flush();
@@ -167,8 +171,10 @@ public final class FaultHarness {
             progress.end();
         }
         long elapsed = System.nanoTime() - began;
-        FaultReport report = new FaultReport(tallies, checker.counters(), scheduled(), notes, elapsed,
-                lease(), renewal());
+        String leases = options.fixedLease == null
+                ? "lease " + lease() + " ms, renewal every " + renewal() + " ms"
+                : "fixed lease " + options.fixedLease.toMillis() + " ms, not renewed";
+        FaultReport report = new FaultReport(tallies, checker.counters(), scheduled(), notes, elapsed, leases);
         out.print(report.render());
         out.flush();
         return report.passed() ? PASSED : FAILED;
@@ -315,7 +321,8 @@ public final class FaultHarness {
     private WorkerProcess startWorker() throws IOException {
         String id = "w" + nextWorker.incrementAndGet();
         List<String> args = List.of(lockRedis.workerUri(), checkerUri, id, Integer.toString(options.threads),
-                Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()));
+                Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()),
+                Long.toString(options.fixedLease == null ? 0 : options.fixedLease.toMillis()));
         return WorkerProcess.start(id, args, options.threads, runDir,
                 (worker, event, detail) -> current.on(event, detail));
     }

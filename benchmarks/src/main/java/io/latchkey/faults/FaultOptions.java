@@ -40,6 +40,8 @@ final class FaultOptions {
             "  --acquisitions N   repeat the schedule until N holds were granted   (default: once)",
             "  --long             the long run: --acquisitions " + LONG_RUN_ACQUISITIONS + " --locks "
                     + LONG_RUN_LOCKS + " (later options override)",
+            "  --fixed-lease D    holds take this fixed lease instead of the watchdog's: shorter than",
+            "                     the critical sections, it shows what the checks catch",
             "  --faults A,B       only these faults (names as in the table's first column's key)",
             "  --topology T       single | sentinel: a master, a replica and 3 Sentinels, with a",
             "                     failover among the faults                       (default single)",
@@ -56,6 +58,7 @@ final class FaultOptions {
     final int locks;
     final Duration watchdog;
     final Duration phase;
+    final Duration fixedLease;
     final long acquisitions;
     final Set<Fault> faults;
     final String redisUri;
@@ -69,6 +72,7 @@ final class FaultOptions {
         this.locks = b.locks;
         this.watchdog = b.watchdog;
         this.phase = b.phase;
+        this.fixedLease = b.fixedLease;
         this.acquisitions = b.acquisitions;
         this.faults = b.faults;
         this.redisUri = b.redisUri;
@@ -107,6 +111,9 @@ final class FaultOptions {
                 case "--acquisitions":
                     b.acquisitions = positive(option, value(args, ++i, option));
                     break;
+                case "--fixed-lease":
+                    b.fixedLease = duration(option, value(args, ++i, option));
+                    break;
                 case "--faults":
                     b.faults = faults(value(args, ++i, option));
                     break;
@@ -125,6 +132,9 @@ final class FaultOptions {
         }
         if (b.watchdog.toMillis() < 600) {
             throw new UsageException("--watchdog must be at least 600ms: " + b.watchdog.toMillis() + "ms");
+        }
+        if (b.fixedLease != null && b.fixedLease.isZero()) {
+            throw new UsageException("--fixed-lease must be positive: " + b.fixedLease.toMillis() + "ms");
         }
         if (b.redisUri != null && b.sentinel) {
             throw new UsageException("--topology sentinel starts its own servers; it cannot be given --redis");
@@ -218,6 +228,7 @@ final class FaultOptions {
         int locks = 3;
         Duration watchdog = Duration.ofSeconds(2);
         Duration phase = Duration.ofSeconds(3);
+        Duration fixedLease;
         long acquisitions = 0;
         Set<Fault> faults = EnumSet.allOf(Fault.class);
         String redisUri;

@@ -20,19 +20,17 @@ final class FaultReport {
     private final List<Fault> schedule;
     private final List<String> notes;
     private final long elapsedNanos;
-    private final long lease;
-    private final long renewal;
+    private final String leaseDescription;
     private final List<String> failures = new ArrayList<>();
 
     FaultReport(Map<Fault, FaultTally> tallies, Map<String, String> counters, List<Fault> schedule,
-            List<String> notes, long elapsedNanos, long lease, long renewal) {
+            List<String> notes, long elapsedNanos, String leaseDescription) {
         this.tallies = tallies;
         this.counters = counters;
         this.schedule = schedule;
         this.notes = List.copyOf(notes);
         this.elapsedNanos = elapsedNanos;
-        this.lease = lease;
-        this.renewal = renewal;
+        this.leaseDescription = leaseDescription;
     }
 
     String render() {
@@ -77,8 +75,8 @@ final class FaultReport {
             failures.add("no hold was granted at all");
         }
         StringBuilder text = new StringBuilder();
-        text.append(String.format(Locale.ROOT, "%nPer fault (lease %d ms, renewal every %d ms), %.0f s in all:%n",
-                lease, renewal, elapsedNanos / 1e9));
+        text.append(String.format(Locale.ROOT, "%nPer fault (%s), %.0f s in all:%n",
+                leaseDescription, elapsedNanos / 1e9));
         text.append(table.render(2));
         text.append("  overlaps: entries that found another holder inside (checker's entry/exit marks);\n")
                 .append("  stale refused / accepted: writes the fencing-token check refused / let through although\n")

@@ -27,7 +27,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>It reports to the harness on standard output, one event a line ({@link WorkerEvent}).
  *
  * <p>Arguments: the lock Redis URI, the checker Redis URI, the worker id, the thread count, the
- * watchdog timeout in ms, the locks ({@code plain:name,fair:name,...}) and a random seed.
+ * watchdog timeout in ms, the locks ({@code plain:name,fair:name,...}), a random seed, and a
+ * fixed lease in ms to take instead of the watchdog's (0: the watchdog's).
  */
 public final class FaultWorker {
 
@@ -38,13 +39,15 @@ public final class FaultWorker {
     private final List<String> names = new ArrayList<>();
     private final List<DistributedLock> locks = new ArrayList<>();
     private final Duration watchdog;
+    private final Duration fixedLease;
     private final PrintStream out;
 
     private FaultWorker(LockClient client, Checker checker, String id, String locks, Duration watchdog,
-            PrintStream out) {
+            Duration fixedLease, PrintStream out) {
         this.checker = checker;
         this.id = id;
         this.watchdog = watchdog;
+        this.fixedLease = fixedLease;
         this.out = out;
         for (String lock : locks.split(",")) {
             String[] kindAndName = lock.split(":", 2);
@@ -61,8 +64,8 @@ public final class FaultWorker {
      * @throws Exception if the worker cannot start
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 7) {
-            System.err.println("usage: FaultWorker <lock-uri> <checker-uri> <id> <threads> <watchdog-ms> <locks> <seed>");
+        if (args.length != 8) {
+            System.err.println("usage: FaultWorker <lock-uri> <checker-uri> <id> <threads> <watchdog-ms> <locks> <seed> <fixed-lease-ms>");
             System.exit(2);
         }
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
@@ -74,7 +77,9 @@ public final class FaultWorker {
         LockConfig config = LockConfig.builder().address(args[0]).watchdogTimeout(watchdog).build();
         LockClient client = connect(config);
         Checker checker = new Checker(args[1]);
-        FaultWorker worker = new FaultWorker(client, checker, args[2], args[5], watchdog, out);
+        long fixedLease = Long.parseLong(args[7]);
+        FaultWorker worker = new FaultWorker(client, checker, args[2], args[5], watchdog,
+                fixedLease == 0 ? null : Duration.ofMillis(fixedLease), out);
         int threads = Integer.parseInt(args[3]);
         long seed = Long.parseLong(args[6]);
         List<Thread> running = new ArrayList<>();
@@ -113,7 +118,9 @@ public final class FaultWorker {
             long began = System.nanoTime();
             Optional<LockHold> hold;
             try {
-                hold = locks.get(which).tryAcquire(watchdog);
+                hold = fixedLease == null
+                        ? locks.get(which).tryAcquire(watchdog)
+                        : locks.get(which).tryAcquire(watchdog, fixedLease);
             } catch (LockException e) {
                 report(thread, WorkerEvent.EXCEPTION, e.getClass().getSimpleName());
                 LockSupport.parkNanos(ERROR_BACKOFF.toNanos());

@@ -42,6 +42,21 @@ class FaultHarnessTest {
         assertPassedWithRows(output, EnumSet.of(Fault.SENTINEL_FAILOVER));
     }
 
+    /** The checks can fail: a lease shorter than the critical sections lets holders overlap. */
+    @Test
+    @Timeout(120)
+    void aLeaseShorterThanTheCriticalSectionsFailsTheRunWithOverlapsThatFencingRefuses() {
+        Output output = run("--workers", "2", "--threads", "2", "--locks", "1", "--fixed-lease", "100ms",
+                "--faults", "none", "--phase", "4s");
+
+        assertEquals(FaultHarness.FAILED, output.status, output::describe);
+        String[] cells = row(output.out, Fault.NONE);
+        assertEquals("FAIL", cells[VERDICT], output::describe);
+        assertTrue(output.out.contains("FAIL: no fault: " + cells[OVERLAPS].replace(",", "") + " overlaps"),
+                output::describe);
+        assertEquals("0", cells[STALE_ACCEPTED], output::describe);
+    }
+
     private static void assertPassedWithRows(Output output, Set<Fault> faults) {
         assertEquals(FaultHarness.PASSED, output.status, output::describe);
         assertTrue(output.out.contains("PASS: "), output::describe);
