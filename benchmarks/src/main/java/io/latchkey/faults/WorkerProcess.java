@@ -46,10 +46,16 @@ final class WorkerProcess implements AutoCloseable {
      */
     static WorkerProcess start(String id, List<String> workerArgs, int threads, Path runDir,
             EventListener events) throws IOException {
+        return start(FaultWorker.class.getName(), id, workerArgs, threads, runDir, events);
+    }
+
+    /** Like {@link #start(String, List, int, Path, EventListener)}, with another main class (tests). */
+    static WorkerProcess start(String mainClass, String id, List<String> workerArgs, int threads, Path runDir,
+            EventListener events) throws IOException {
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx128m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                FaultWorker.class.getName()));
+                mainClass));
         command.addAll(workerArgs);
         Path log = runDir.resolve("worker-" + id + ".log");
         Process process = new ProcessBuilder(command)
