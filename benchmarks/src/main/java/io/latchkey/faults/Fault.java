@@ -42,7 +42,12 @@ enum Fault {
      * old master restarted as a replica. Known limits: asynchronous replication may lose the last
      * grants (overlap) and the last fencing-counter increments (tokens handed out again).
      */
-    SENTINEL_FAILOVER("Sentinel failover (master kill -9)", true, true, true);
+    SENTINEL_FAILOVER("Sentinel failover (master kill -9)", true, true, true),
+    /**
+     * With {@code --topology cluster}: a master killed, its replica promoted by the Cluster, the
+     * old master restarted (it rejoins as a replica). Known limits as for the Sentinel failover.
+     */
+    CLUSTER_FAILOVER("Cluster failover (master kill -9)", true, true, true);
 
     final String label;
     /** Redis itself is down or frozen for a while: lock calls may fail, workers may stall. */
@@ -69,9 +74,11 @@ enum Fault {
                 return redis.hasProxy();
             case RESTART_AOF:
             case RESTART_EMPTY:
-                return redis.ownsProcess() && !redis.isSentinel();
+                return redis.ownsProcess() && redis.topology() == Topology.SINGLE;
             case SENTINEL_FAILOVER:
-                return redis.isSentinel();
+                return redis.topology() == Topology.SENTINEL;
+            case CLUSTER_FAILOVER:
+                return redis.topology() == Topology.CLUSTER;
             default:
                 return true;
         }

@@ -107,8 +107,10 @@ public final class FaultHarness {
             Path runDir = Files.createTempDirectory("latchkey-faults-");
             if (options.redisUri != null) {
                 lockRedis = LockRedis.given(options.redisUri);
-            } else if (options.sentinel) {
+            } else if (options.topology == Topology.SENTINEL) {
                 lockRedis = LockRedis.startSentinel();
+            } else if (options.topology == Topology.CLUSTER) {
+                lockRedis = LockRedis.startCluster();
             } else {
                 lockRedis = LockRedis.start();
             }
@@ -256,6 +258,7 @@ public final class FaultHarness {
                     lockRedis.killAndRestart(false);
                     break;
                 case SENTINEL_FAILOVER:
+                case CLUSTER_FAILOVER:
                     lockRedis.failover();
                     break;
                 default:

@@ -43,8 +43,8 @@ final class FaultOptions {
             "  --fixed-lease D    holds take this fixed lease instead of the watchdog's: shorter than",
             "                     the critical sections, it shows what the checks catch",
             "  --faults A,B       only these faults (names as in the table's first column's key)",
-            "  --topology T       single | sentinel: a master, a replica and 3 Sentinels, with a",
-            "                     failover among the faults                       (default single)",
+            "  --topology T       single | sentinel (a master, a replica, 3 Sentinels) | cluster",
+            "                     (3 masters, a replica each); each with a failover (default single)",
             "  --redis URI        use this Redis for the locks (redis://host:port); faults that",
             "                     need its process (SIGSTOP, restarts) are skipped",
             "  --checker URI      use this Redis as the checker (it must not be the lock's)",
@@ -62,7 +62,7 @@ final class FaultOptions {
     final long acquisitions;
     final Set<Fault> faults;
     final String redisUri;
-    final boolean sentinel;
+    final Topology topology;
     final String checkerUri;
     final boolean help;
 
@@ -76,7 +76,7 @@ final class FaultOptions {
         this.acquisitions = b.acquisitions;
         this.faults = b.faults;
         this.redisUri = b.redisUri;
-        this.sentinel = b.sentinel;
+        this.topology = b.topology;
         this.checkerUri = b.checkerUri;
         this.help = b.help;
     }
@@ -121,7 +121,7 @@ final class FaultOptions {
                     b.redisUri = value(args, ++i, option);
                     break;
                 case "--topology":
-                    b.sentinel = topology(value(args, ++i, option));
+                    b.topology = topology(value(args, ++i, option));
                     break;
                 case "--checker":
                     b.checkerUri = value(args, ++i, option);
@@ -136,8 +136,8 @@ final class FaultOptions {
         if (b.fixedLease != null && b.fixedLease.isZero()) {
             throw new UsageException("--fixed-lease must be positive: " + b.fixedLease.toMillis() + "ms");
         }
-        if (b.redisUri != null && b.sentinel) {
-            throw new UsageException("--topology sentinel starts its own servers; it cannot be given --redis");
+        if (b.redisUri != null && b.topology != Topology.SINGLE) {
+            throw new UsageException("--topology " + b.topology.key() + " starts its own servers; it cannot be given --redis");
         }
         if (b.redisUri != null && b.redisUri.equals(b.checkerUri)) {
             throw new UsageException("--checker must not be the lock's Redis: " + b.checkerUri);
@@ -182,17 +182,13 @@ final class FaultOptions {
         return args[i];
     }
 
-    private static boolean topology(String value) {
-        switch (value) {
-            case "single":
-                return false;
-            case "sentinel":
-                return true;
-            case "cluster":
-                throw new UsageException("--topology cluster is not done yet; single and sentinel are");
-            default:
-                throw new UsageException("--topology must be single or sentinel: " + value);
+    private static Topology topology(String value) {
+        for (Topology topology : Topology.values()) {
+            if (topology.key().equals(value)) {
+                return topology;
+            }
         }
+        throw new UsageException("--topology must be single, sentinel or cluster: " + value);
     }
 
     private static int positive(String option, String value) {
@@ -232,7 +228,7 @@ final class FaultOptions {
         long acquisitions = 0;
         Set<Fault> faults = EnumSet.allOf(Fault.class);
         String redisUri;
-        boolean sentinel;
+        Topology topology = Topology.SINGLE;
         String checkerUri;
         boolean help;
     }

@@ -74,7 +74,13 @@ public final class FaultWorker {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
                 StandardCharsets.UTF_8);
         Duration watchdog = Duration.ofMillis(Long.parseLong(args[4]));
-        LockConfig config = LockConfig.builder().address(args[0]).watchdogTimeout(watchdog).build();
+        LockConfig.Builder builder = LockConfig.builder().watchdogTimeout(watchdog);
+        if (args[0].startsWith(LockRedis.CLUSTER_PREFIX)) {
+            builder.clusterAddresses(args[0].substring(LockRedis.CLUSTER_PREFIX.length()).split(","));
+        } else {
+            builder.address(args[0]);
+        }
+        LockConfig config = builder.build();
         LockClient client = connect(config);
         Checker checker = new Checker(args[1]);
         long fixedLease = Long.parseLong(args[7]);

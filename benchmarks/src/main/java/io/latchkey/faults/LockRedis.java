@@ -2,6 +2,7 @@ package io.latchkey.faults;
 
 import io.latchkey.testing.FaultProxy;
 import io.latchkey.testing.RedisBinary;
+import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisSentinelGroup;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.KillArgs;
@@ -32,6 +33,9 @@ import java.util.stream.Stream;
  *       {@link FaultProxy} whose address is what the workers get;
  *   <li>a master, a replica and three Sentinels started here ({@code --topology sentinel}); the
  *       workers get the Sentinels' address, and there is no proxy;
+ *   <li>a Cluster of three masters with a replica each ({@code --topology cluster}); the workers
+ *       get every node as a seed, there is no proxy, and the faults aimed at "the master" hit
+ *       the first master (a third of the slots);
  *   <li>a Redis given on the command line, behind a proxy; signals and restarts are then out of
  *       reach, and commands go on an admin connection of the harness's own.
  * </ul>
@@ -42,9 +46,12 @@ final class LockRedis implements AutoCloseable {
 
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(30);
+    /** What a worker's lock URI starts with when it is a list of Cluster seeds. */
+    static final String CLUSTER_PREFIX = "cluster:";
 
     private final RedisServer server;
     private final RedisSentinelGroup group;
+    private final RedisCluster cluster;
     private final FaultProxy proxy;
     private final RedisClient adminClient;
     private final StatefulRedisConnection<String, String> admin;
@@ -52,15 +59,17 @@ final class LockRedis implements AutoCloseable {
     private final String description;
     private RedisServer paused;
 
-    private LockRedis(RedisServer server, RedisSentinelGroup group, String uri, String description) {
+    private LockRedis(RedisServer server, RedisSentinelGroup group, RedisCluster cluster, String uri,
+            String description) {
         this.server = server;
         this.group = group;
+        this.cluster = cluster;
         this.description = description;
-        if (group != null) {
+        if (group != null || cluster != null) {
             this.proxy = null;
             this.adminClient = null;
             this.admin = null;
-            this.workerUri = group.uri();
+            this.workerUri = group != null ? group.uri() : CLUSTER_PREFIX + String.join(",", cluster.seedUris());
             return;
         }
         RedisURI redisUri = RedisURI.create(uri);
@@ -80,7 +89,7 @@ final class LockRedis implements AutoCloseable {
     static LockRedis start() {
         RedisServer server = RedisServer.start(serverArgs(true));
         try {
-            return new LockRedis(server, null, server.uri(),
+            return new LockRedis(server, null, null, server.uri(),
                     "started here: redis-server " + server.version() + " from " + server.binary() + ", AOF always");
         } catch (RuntimeException e) {
             server.close();
@@ -93,7 +102,7 @@ final class LockRedis implements AutoCloseable {
         RedisSentinelGroup group = RedisSentinelGroup.start(1, 3, serverArgs(false));
         try {
             RedisServer master = group.master();
-            return new LockRedis(null, group, group.uri(), "started here: a master, a replica and 3 Sentinels, "
+            return new LockRedis(null, group, null, group.uri(), "started here: a master, a replica and 3 Sentinels, "
                     + "redis-server " + master.version() + " from " + master.binary() + ", no persistence");
         } catch (RuntimeException e) {
             group.close();
@@ -103,7 +112,20 @@ final class LockRedis implements AutoCloseable {
 
     /** Uses a Redis the user runs; faults that need its process are skipped. */
     static LockRedis given(String uri) {
-        return new LockRedis(null, null, uri, "given with --redis");
+        return new LockRedis(null, null, null, uri, "given with --redis");
+    }
+
+    /** Starts a Cluster of three masters with one replica each through the test fixture. */
+    static LockRedis startCluster() {
+        RedisCluster cluster = RedisCluster.start(3, 1, serverArgs(false));
+        try {
+            RedisServer first = cluster.masters().get(0);
+            return new LockRedis(null, null, cluster, null, "started here: a Cluster of 3 masters with a replica "
+                    + "each, redis-server " + first.version() + " from " + first.binary() + ", no persistence");
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
     }
 
     private static String[] serverArgs(boolean aof) {
@@ -123,11 +145,11 @@ final class LockRedis implements AutoCloseable {
 
     /** @return whether signals and restarts are possible: the harness started the servers */
     boolean ownsProcess() {
-        return server != null || group != null;
+        return server != null || group != null || cluster != null;
     }
 
-    boolean isSentinel() {
-        return group != null;
+    Topology topology() {
+        return group != null ? Topology.SENTINEL : cluster != null ? Topology.CLUSTER : Topology.SINGLE;
     }
 
     boolean hasProxy() {
@@ -160,11 +182,19 @@ final class LockRedis implements AutoCloseable {
     }
 
     /**
-     * Kills the master, waits until the Sentinels have promoted the replica and the clients can see
-     * it, then restarts the old master, which the Sentinels turn into a replica of the new one, and
-     * waits until it is linked, so that the next failover finds a replica again.
+     * Kills the master (on a Cluster: the first), waits until its replica has taken over, then
+     * restarts the old master, which comes back as a replica of the new one, and waits until it
+     * is linked, so that the next failover finds a replica again.
      */
     void failover() {
+        if (cluster != null) {
+            RedisServer master = cluster.masters().get(0);
+            master.kill();
+            cluster.awaitHealthy(FAILOVER_TIMEOUT);
+            master.restart();
+            cluster.awaitHealthy(FAILOVER_TIMEOUT);
+            return;
+        }
         RedisServer master = group.master();
         master.kill();
         RedisServer promoted = group.awaitFailover(master, FAILOVER_TIMEOUT);
@@ -215,6 +245,9 @@ final class LockRedis implements AutoCloseable {
     }
 
     private RedisServer master() {
+        if (cluster != null) {
+            return cluster.masters().get(0);
+        }
         return server != null ? server : group.master();
     }
 
@@ -248,6 +281,9 @@ final class LockRedis implements AutoCloseable {
         }
         if (group != null) {
             group.close();
+        }
+        if (cluster != null) {
+            cluster.close();
         }
     }
 }
