@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * The fault harness, {@code java -jar latchkey-faults.jar}: starts (or is given) the lock's Redis
@@ -147,7 +149,7 @@ public final class FaultHarness {
             out.printf("Every hold takes a fixed lease of %d ms, never renewed (--fixed-lease)%n",
                     options.fixedLease.toMillis());
         }
-        out.printf("Lock Redis: %s%nChecker Redis: %s (separate)%nWorker logs and thread dumps: %s%n%n",
+        out.printf("Lock Redis: %s%nChecker Redis: %s (separate)%nWorker logs and thread dumps (kept if the run fails): %s%n%n",
                 lockRedis.description(), checkerUri, runDir);
         out.flush();
         for (int i = 0; i < options.workers; i++) {
@@ -179,7 +181,11 @@ public final class FaultHarness {
         FaultReport report = new FaultReport(tallies, checker.counters(), scheduled(), notes, elapsed, leases);
         out.print(report.render());
         out.flush();
-        return report.passed() ? PASSED : FAILED;
+        if (!report.passed()) {
+            return FAILED;
+        }
+        deleteRunDir();
+        return PASSED;
     }
 
     private void runSchedule(FaultProgress progress) throws Exception {
@@ -399,6 +405,21 @@ public final class FaultHarness {
     private static void sleep(Duration duration) throws InterruptedException {
         // The fault's length itself: nothing to wait for but time.
         Thread.sleep(duration.toMillis());
+    }
+
+    /** After a run that passed: the workers' logs tell nothing that the table does not. */
+    private void deleteRunDir() throws IOException, InterruptedException {
+        for (WorkerProcess worker : workers) {
+            worker.close();
+        }
+        for (WorkerProcess worker : workers) {
+            worker.awaitExit();
+        }
+        try (Stream<Path> files = Files.walk(runDir)) {
+            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(file);
+            }
+        }
     }
 
     private void close() {

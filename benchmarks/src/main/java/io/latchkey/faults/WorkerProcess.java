@@ -191,6 +191,11 @@ final class WorkerProcess implements AutoCloseable {
         }
     }
 
+    /** Waits a few seconds at most for the process to end, after {@link #close()} or {@link #kill()}. */
+    void awaitExit() throws InterruptedException {
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
     Path log() {
         return log;
     }
