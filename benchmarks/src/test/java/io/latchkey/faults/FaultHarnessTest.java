@@ -1,13 +1,19 @@
 package io.latchkey.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +29,7 @@ class FaultHarnessTest {
 
     private static final int RUNS = 1;
     private static final int OVERLAPS = 3;
+    private static final int STALE_REFUSED = 4;
     private static final int STALE_ACCEPTED = 5;
     private static final int VERDICT = 11;
 
@@ -46,7 +53,7 @@ class FaultHarnessTest {
     /** The checks can fail: a lease shorter than the critical sections lets holders overlap. */
     @Test
     @Timeout(120)
-    void aLeaseShorterThanTheCriticalSectionsFailsTheRunWithOverlapsThatFencingRefuses() {
+    void aLeaseShorterThanTheCriticalSectionsFailsTheRunWithOverlapsThatFencingRefuses() throws IOException {
         Output output = run("--workers", "2", "--threads", "2", "--locks", "1", "--fixed-lease", "100ms",
                 "--faults", "none", "--phase", "4s");
 
@@ -55,7 +62,23 @@ class FaultHarnessTest {
         assertEquals("FAIL", cells[VERDICT], output::describe);
         assertTrue(output.out.contains("FAIL: no fault: " + cells[OVERLAPS].replace(",", "") + " overlaps"),
                 output::describe);
+        // Each overlap's earlier holder writes again after the later one entered and wrote.
+        assertNotEquals("0", cells[STALE_REFUSED], output::describe);
         assertEquals("0", cells[STALE_ACCEPTED], output::describe);
+        deleteRunDir(output.out);
+    }
+
+    /** The failed run kept its workers' logs for a reader; this test has read what it needs. */
+    private static void deleteRunDir(String out) throws IOException {
+        String marker = "(kept if the run fails): ";
+        int at = out.indexOf(marker);
+        assertTrue(at >= 0, out);
+        Path dir = Path.of(out.substring(at + marker.length(), out.indexOf('\n', at)).trim());
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(file);
+            }
+        }
     }
 
     private static void assertPassedWithRows(Output output, Set<Fault> faults) {
