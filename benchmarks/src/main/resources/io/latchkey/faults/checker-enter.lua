@@ -9,7 +9,7 @@
 -- KEYS[5] the hash lock name -> when it was last entered, Redis TIME in ms
 -- ARGV[1] the holder id (unique per hold), ARGV[2] its fencing token, ARGV[3] the lock name
 -- Returns {others inside before this entry, write outcome: 1 written, 0 refused, 2 stale accepted}
--- Cost: O(1) but HLEN; a handful of commands.
+-- Cost: O(1): a handful of commands.
 local fault = redis.call('get', KEYS[4]) or 'none'
 local now = redis.call('time')
 local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
