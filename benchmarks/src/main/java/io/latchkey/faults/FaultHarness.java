@@ -2,13 +2,11 @@ package io.latchkey.faults;
 
 import io.latchkey.faults.FaultOptions.UsageException;
 import io.latchkey.testing.RedisServer;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * The fault harness, {@code java -jar latchkey-faults.jar}: starts (or is given) the lock's Redis
@@ -34,21 +30,16 @@ public final class FaultHarness {
     /** Exit status: the command line was wrong. */
     public static final int USAGE = 2;
 
-    private static final long READY_TIMEOUT_SECONDS = 60;
-    private static final long INSIDE_WAIT_MILLIS = 3_000;
 
     private final FaultOptions options;
     private final PrintStream out;
     private final LockRedis lockRedis;
     private final String checkerUri;
     private final Checker checker;
-    private final Path runDir;
     /** {@code kind:name} of each lock: every third one fair, the others plain. */
     private final List<String> locks = new ArrayList<>();
-    private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
+    private final WorkerPool workers;
     private final Map<Fault, FaultTally> tallies = new EnumMap<>(Fault.class);
-    private final AtomicInteger nextWorker = new AtomicInteger();
-    private final AtomicInteger dumps = new AtomicInteger();
     private final List<String> notes = new CopyOnWriteArrayList<>();
     private volatile FaultTally current;
     private volatile boolean injecting;
@@ -60,7 +51,6 @@ public final class FaultHarness {
         this.lockRedis = lockRedis;
         this.checkerUri = checkerUri;
         this.checker = new Checker(checkerUri);
-        this.runDir = runDir;
         for (Fault fault : Fault.values()) {
             tallies.put(fault, new FaultTally(fault));
         }
@@ -68,6 +58,8 @@ public final class FaultHarness {
         for (int i = 1; i <= options.locks; i++) {
             locks.add(i % 3 == 0 ? "fair:faults-fair-" + i : "plain:faults-plain-" + i);
         }
+        this.workers = new WorkerPool(this::workerArgs, options.threads, runDir,
+                (worker, event, detail) -> current.on(event, detail));
     }
 
     /**
@@ -150,14 +142,9 @@ public final class FaultHarness {
                     options.fixedLease.toMillis());
         }
         out.printf("Lock Redis: %s%nChecker Redis: %s (separate)%nWorker logs and thread dumps (kept if the run fails): %s%n%n",
-                lockRedis.description(), checkerUri, runDir);
+                lockRedis.description(), checkerUri, workers.runDir());
         out.flush();
-        for (int i = 0; i < options.workers; i++) {
-            workers.add(startWorker());
-        }
-        for (WorkerProcess worker : workers) {
-            awaitReady(worker);
-        }
+        workers.start(options.workers);
         ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "fault-harness-watch");
             thread.setDaemon(true);
@@ -184,7 +171,7 @@ public final class FaultHarness {
         if (!report.passed()) {
             return FAILED;
         }
-        deleteRunDir();
+        workers.deleteRunDir();
         return PASSED;
     }
 
@@ -228,16 +215,17 @@ public final class FaultHarness {
                 case NONE:
                     break;
                 case WORKER_KILL:
-                    killAndReplace(pickWorker());
+                    // Dead for sure: its holders will never leave, so the checker must not keep them inside.
+                    workers.killAndReplace(workers.pickHolder(), prefix -> checker.removeWorker(lockNames(), prefix));
                     break;
                 case WORKER_STOP_SHORT:
-                    freeze(pickWorker(), Duration.ofMillis(lease() / 6));
+                    freeze(workers.pickHolder(), Duration.ofMillis(lease() / 6));
                     break;
                 case WORKER_STOP_WINDOW:
-                    freeze(pickWorker(), Duration.ofMillis(lease() - renewal() / 2));
+                    freeze(workers.pickHolder(), Duration.ofMillis(lease() - renewal() / 2));
                     break;
                 case WORKER_STOP_LONG:
-                    freeze(pickWorker(), Duration.ofMillis(lease() * 3 / 2));
+                    freeze(workers.pickHolder(), Duration.ofMillis(lease() * 3 / 2));
                     break;
                 case REDIS_STOP_SHORT:
                     pauseRedis(Duration.ofMillis(commandTimeout() / 2));
@@ -272,7 +260,7 @@ public final class FaultHarness {
             }
         } finally {
             // The hang clock starts when the fault ends: a worker may be silent while it lasts.
-            workers.forEach(WorkerProcess::markAllProgress);
+            workers.markAllProgress();
             injecting = false;
         }
     }
@@ -294,20 +282,6 @@ public final class FaultHarness {
         }
     }
 
-    /** A worker with a holder inside its critical section if one shows up soon, else any. */
-    private WorkerProcess pickWorker() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(INSIDE_WAIT_MILLIS);
-        while (System.nanoTime() < deadline) {
-            for (WorkerProcess worker : workers) {
-                if (worker.holdsInside() && worker.isAlive()) {
-                    return worker;
-                }
-            }
-            Thread.sleep(2);
-        }
-        return workers.get(0);
-    }
-
     private void freeze(WorkerProcess worker, Duration duration) throws InterruptedException {
         worker.freeze();
         try {
@@ -317,58 +291,24 @@ public final class FaultHarness {
         }
     }
 
-    private void killAndReplace(WorkerProcess worker) throws Exception {
-        worker.kill();
-        workers.remove(worker);
-        // Dead for sure: its holders will never leave, so the checker must not keep them inside.
-        checker.removeWorker(lockNames(), worker.holderPrefix());
-        WorkerProcess replacement = startWorker();
-        workers.add(replacement);
-        awaitReady(replacement);
-    }
-
-    private WorkerProcess startWorker() throws IOException {
-        String id = "w" + nextWorker.incrementAndGet();
-        List<String> args = List.of(lockRedis.workerUri(), checkerUri, id, Integer.toString(options.threads),
+    private List<String> workerArgs(String id) {
+        return List.of(lockRedis.workerUri(), checkerUri, id, Integer.toString(options.threads),
                 Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()),
                 Long.toString(options.fixedLease == null ? 0 : options.fixedLease.toMillis()));
-        return WorkerProcess.start(id, args, options.threads, runDir,
-                (worker, event, detail) -> current.on(event, detail));
-    }
-
-    private void awaitReady(WorkerProcess worker) throws InterruptedException {
-        if (!worker.awaitReady(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("worker " + worker.id() + " did not start within "
-                    + READY_TIMEOUT_SECONDS + " s; see " + worker.log());
-        }
     }
 
     /**
-     * Every 250 ms: a live, running worker with a thread silent for three watchdog timeouts since
-     * the last fault ended is hung (counted once per silence, with a thread dump); a worker that
-     * died by itself is a failure.
+     * Every 250 ms, unless a fault is being injected: a worker silent for three watchdog timeouts
+     * since the last fault ended is hung; one that died by itself is a failure as well.
      */
     private void watchWorkers() {
         if (injecting) {
             return;
         }
-        long limit = TimeUnit.MILLISECONDS.toNanos(3 * lease());
-        for (WorkerProcess worker : workers) {
-            if (!worker.isAlive()) {
-                notes.add("worker " + worker.id() + " exited by itself during " + current.fault.label
-                        + "; see " + worker.log());
-                current.hungWorkers.incrementAndGet();
-                workers.remove(worker);
-                continue;
-            }
-            if (!worker.isFrozen() && worker.longestSilenceNanos() > limit) {
-                current.hungWorkers.incrementAndGet();
-                Path dump = worker.threadDump(runDir, dumps.incrementAndGet());
-                notes.add("worker " + worker.id() + " hung during " + current.fault.label + ": no progress for "
-                        + 3 * lease() + " ms; thread dump: " + (dump == null ? "none could be taken" : dump));
-                worker.markAllProgress();
-            }
-        }
+        FaultTally tally = current;
+        int found = workers.watch(TimeUnit.MILLISECONDS.toNanos(3 * lease()),
+                trouble -> notes.add(tally.fault.label + ": " + trouble));
+        tally.hungWorkers.addAndGet(found);
     }
 
     private long acquisitions() {
@@ -407,25 +347,8 @@ public final class FaultHarness {
         Thread.sleep(duration.toMillis());
     }
 
-    /** After a run that passed: the workers' logs tell nothing that the table does not. */
-    private void deleteRunDir() throws IOException, InterruptedException {
-        for (WorkerProcess worker : workers) {
-            worker.close();
-        }
-        for (WorkerProcess worker : workers) {
-            worker.awaitExit();
-        }
-        try (Stream<Path> files = Files.walk(runDir)) {
-            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(file);
-            }
-        }
-    }
-
     private void close() {
-        for (WorkerProcess worker : workers) {
-            worker.close();
-        }
+        workers.close();
         checker.close();
     }
 }
