@@ -1,0 +1,131 @@
+package io.latchkey.faults;
+
+import io.latchkey.measure.LatencyHistogram;
+import io.latchkey.measure.TextTable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The harness's final table, one row per fault, and its verdict: a row fails when the checker saw
+ * an overlap or an accepted stale write that is no known limit of its fault, when a worker hung,
+ * or when the checker itself failed.
+ */
+final class FaultReport {
+
+    private final Map<Fault, FaultTally> tallies;
+    private final Map<String, String> counters;
+    private final List<Fault> schedule;
+    private final List<String> notes;
+    private final long elapsedNanos;
+    private final String leaseDescription;
+    private final List<String> failures = new ArrayList<>();
+
+    FaultReport(Map<Fault, FaultTally> tallies, Map<String, String> counters, List<Fault> schedule,
+            List<String> notes, long elapsedNanos, String leaseDescription) {
+        this.tallies = tallies;
+        this.counters = counters;
+        this.schedule = schedule;
+        this.notes = List.copyOf(notes);
+        this.elapsedNanos = elapsedNanos;
+        this.leaseDescription = leaseDescription;
+    }
+
+    String render() {
+        TextTable table = new TextTable("fault", "runs", "acquisitions", "overlaps", "stale refused",
+                "stale accepted", "lock exceptions", "leases lost", "longest stall", "p99 wait", "hung", "verdict");
+        long acquisitions = 0;
+        long overlaps = 0;
+        long refused = 0;
+        long staleAccepted = 0;
+        long exceptions = 0;
+        long hung = 0;
+        LatencyHistogram allWaits = new LatencyHistogram();
+        failures.clear();
+        for (Fault fault : schedule) {
+            FaultTally tally = tallies.get(fault);
+            long faultAcquisitions = counter(fault, Checker.ACQUISITIONS);
+            long faultOverlaps = counter(fault, Checker.OVERLAPS);
+            long faultRefused = counter(fault, Checker.REFUSED);
+            long faultStale = counter(fault, Checker.STALE_ACCEPTED);
+            long stallMs = counter(fault, Checker.MAX_GAP_MS);
+            String verdict = verdict(fault, tally, faultOverlaps, faultStale);
+            table.row(fault.label, Long.toString(tally.runs.get()), TextTable.count(faultAcquisitions),
+                    TextTable.count(faultOverlaps), TextTable.count(faultRefused), TextTable.count(faultStale),
+                    TextTable.count(tally.lockExceptions.get()), TextTable.count(tally.leasesLost.get()),
+                    TextTable.millis(TimeUnit.MILLISECONDS.toNanos(stallMs)),
+                    tally.waits.count() == 0 ? "-" : TextTable.millis(tally.waits.percentile(0.99)),
+                    Long.toString(tally.hungWorkers.get()), verdict);
+            acquisitions += faultAcquisitions;
+            overlaps += faultOverlaps;
+            refused += faultRefused;
+            staleAccepted += faultStale;
+            exceptions += tally.lockExceptions.get();
+            hung += tally.hungWorkers.get();
+            allWaits.add(tally.waits);
+        }
+        table.separator();
+        table.row("all", "", TextTable.count(acquisitions), TextTable.count(overlaps), TextTable.count(refused),
+                TextTable.count(staleAccepted), TextTable.count(exceptions), "", "",
+                allWaits.count() == 0 ? "-" : TextTable.millis(allWaits.percentile(0.99)), Long.toString(hung),
+                failures.isEmpty() ? "ok" : "FAIL");
+        if (acquisitions == 0) {
+            failures.add("no hold was granted at all");
+        }
+        StringBuilder text = new StringBuilder();
+        text.append(String.format(Locale.ROOT, "%nPer fault (%s), %.0f s in all:%n",
+                leaseDescription, elapsedNanos / 1e9));
+        text.append(table.render(2));
+        text.append("  overlaps: entries that found another holder inside (checker's entry/exit marks);\n")
+                .append("  stale refused / accepted: writes the fencing-token check refused / let through although\n")
+                .append("  a later hold had entered or had the same token; longest stall: longest time a lock went\n")
+                .append("  without a new grant; hung: workers silent for 3 leases after the fault ended.\n");
+        for (String note : notes) {
+            text.append("  note: ").append(note).append('\n');
+        }
+        text.append('\n');
+        if (failures.isEmpty()) {
+            text.append(String.format(Locale.ROOT,
+                    "PASS: %,d acquisitions under %d faults; every violation is a known limit of its fault%n",
+                    acquisitions, schedule.size()));
+        } else {
+            for (String failure : failures) {
+                text.append("FAIL: ").append(failure).append('\n');
+            }
+        }
+        return text.toString();
+    }
+
+    /** @return true if {@link #render()} found nothing to fail; valid after it */
+    boolean passed() {
+        return failures.isEmpty();
+    }
+
+    private String verdict(Fault fault, FaultTally tally, long overlaps, long staleAccepted) {
+        List<String> problems = new ArrayList<>();
+        if (overlaps > 0 && !fault.overlapIsKnownLimit) {
+            problems.add(overlaps + " overlaps");
+        }
+        if (staleAccepted > 0 && !fault.staleAcceptIsKnownLimit) {
+            problems.add(staleAccepted + " stale writes accepted");
+        }
+        if (tally.hungWorkers.get() > 0) {
+            problems.add(tally.hungWorkers.get() + " hung or crashed workers");
+        }
+        if (tally.checkerFailures.get() > 0) {
+            problems.add(tally.checkerFailures.get() + " checker calls failed");
+        }
+        if (!problems.isEmpty()) {
+            failures.add(fault.label + ": " + String.join(", ", problems));
+            return "FAIL";
+        }
+        return overlaps > 0 || staleAccepted > 0 ? "known limit" : "ok";
+    }
+
+    private long counter(Fault fault, String name) {
+        String value = counters.get(fault.name() + ":" + name);
+        return value == null ? 0 : Long.parseLong(value);
+    }
+}

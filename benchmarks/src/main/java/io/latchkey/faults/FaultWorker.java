@@ -1,0 +1,201 @@
+package io.latchkey.faults;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LeaseLostException;
+import io.latchkey.LockClient;
+import io.latchkey.LockConfig;
+import io.latchkey.LockException;
+import io.latchkey.LockHold;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One worker JVM of the fault harness: a {@link LockClient} whose threads take the harness's
+ * locks over and over, each hold marked on the {@link Checker} and writing to its fenced
+ * resource, until the harness ends the process. Each thread waits at most one watchdog timeout
+ * for a lock, so that a thread that makes no progress for longer is a hang, not a queue.
+ *
+ * <p>It reports to the harness on standard output, one event a line ({@link WorkerEvent}).
+ *
+ * <p>Arguments: the lock Redis URI, the checker Redis URI, the worker id, the thread count, the
+ * watchdog timeout in ms, the locks ({@code plain:name,fair:name,...}), a random seed, and a
+ * fixed lease in ms to take instead of the watchdog's (0: the watchdog's).
+ */
+public final class FaultWorker {
+
+    private static final Duration ERROR_BACKOFF = Duration.ofMillis(100);
+
+    private final Checker checker;
+    private final String id;
+    private final List<String> names = new ArrayList<>();
+    private final List<DistributedLock> locks = new ArrayList<>();
+    private final Duration watchdog;
+    private final Duration fixedLease;
+    private final PrintStream out;
+
+    private FaultWorker(LockClient client, Checker checker, String id, String locks, Duration watchdog,
+            Duration fixedLease, PrintStream out) {
+        this.checker = checker;
+        this.id = id;
+        this.watchdog = watchdog;
+        this.fixedLease = fixedLease;
+        this.out = out;
+        for (String lock : locks.split(",")) {
+            String[] kindAndName = lock.split(":", 2);
+            names.add(kindAndName[1]);
+            this.locks.add(kindAndName[0].equals("fair")
+                    ? client.getFairLock(kindAndName[1]) : client.getLock(kindAndName[1]));
+        }
+    }
+
+    /**
+     * Runs the worker until the process is killed.
+     *
+     * @param args see the class comment
+     * @throws Exception if the worker cannot start
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length != 8) {
+            System.err.println("usage: FaultWorker <lock-uri> <checker-uri> <id> <threads> <watchdog-ms> <locks> <seed> <fixed-lease-ms>");
+            System.exit(2);
+        }
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
+        }
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
+                StandardCharsets.UTF_8);
+        Duration watchdog = Duration.ofMillis(Long.parseLong(args[4]));
+        LockConfig.Builder builder = LockConfig.builder().watchdogTimeout(watchdog);
+        if (args[0].startsWith(LockRedis.CLUSTER_PREFIX)) {
+            builder.clusterAddresses(args[0].substring(LockRedis.CLUSTER_PREFIX.length()).split(","));
+        } else {
+            builder.address(args[0]);
+        }
+        LockConfig config = builder.build();
+        LockClient client = connect(config);
+        Checker checker = new Checker(args[1]);
+        long fixedLease = Long.parseLong(args[7]);
+        FaultWorker worker = new FaultWorker(client, checker, args[2], args[5], watchdog,
+                fixedLease == 0 ? null : Duration.ofMillis(fixedLease), out);
+        int threads = Integer.parseInt(args[3]);
+        long seed = Long.parseLong(args[6]);
+        List<Thread> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            SplittableRandom random = new SplittableRandom(seed * 31 + t);
+            int index = t;
+            Thread thread = new Thread(() -> worker.loop(index, random), "fault-worker-" + t);
+            running.add(thread);
+        }
+        worker.report(-1, WorkerEvent.READY, "");
+        running.forEach(Thread::start);
+        for (Thread thread : running) {
+            thread.join();
+        }
+    }
+
+    /** A cold JVM on a loaded machine may need several tries for its first handshake. */
+    private static LockClient connect(LockConfig config) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return LockClient.create(config);
+            } catch (LockException e) {
+                if (attempt == 10) {
+                    throw e;
+                }
+                LockSupport.parkNanos(ERROR_BACKOFF.toNanos());
+            }
+        }
+    }
+
+    private void loop(int thread, SplittableRandom random) {
+        String holderPrefix = id + ":" + thread + ":";
+        for (long seq = 0; ; seq++) {
+            int which = random.nextInt(locks.size());
+            String name = names.get(which);
+            long began = System.nanoTime();
+            Optional<LockHold> hold;
+            try {
+                hold = fixedLease == null
+                        ? locks.get(which).tryAcquire(watchdog)
+                        : locks.get(which).tryAcquire(watchdog, fixedLease);
+            } catch (LockException e) {
+                report(thread, WorkerEvent.EXCEPTION, e.getClass().getSimpleName());
+                LockSupport.parkNanos(ERROR_BACKOFF.toNanos());
+                continue;
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (hold.isEmpty()) {
+                report(thread, WorkerEvent.GAVE_UP, "");
+                continue;
+            }
+            report(thread, WorkerEvent.ACQUIRED, Long.toString(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - began)));
+            holdAndRelease(thread, name, holderPrefix + seq, hold.get(), random);
+        }
+    }
+
+    private void holdAndRelease(int thread, String name, String holder, LockHold hold, SplittableRandom random) {
+        try {
+            long token = hold.fencingToken();
+            Checker.Entry entry = checker.enter(name, holder, token);
+            report(thread, WorkerEvent.INSIDE, entry.othersInside() + " " + entry.write());
+            work(random);
+            checker.write(name, holder, token);
+            checker.exit(name, holder);
+            report(thread, WorkerEvent.OUTSIDE, "");
+        } catch (RuntimeException e) {
+            report(thread, WorkerEvent.CHECKER_FAILED, String.valueOf(e));
+        } finally {
+            try {
+                hold.close();
+            } catch (LeaseLostException e) {
+                report(thread, WorkerEvent.LEASE_LOST, "");
+            } catch (LockException e) {
+                report(thread, WorkerEvent.EXCEPTION, e.getClass().getSimpleName());
+            }
+        }
+    }
+
+    /**
+     * The critical section's work: mostly nothing, sometimes a few milliseconds, and sometimes
+     * longer than the renewal period (a third of the watchdog timeout), so that a renewal, a
+     * pause or a restart finds holders inside.
+     */
+    private void work(SplittableRandom random) {
+        int roll = random.nextInt(100);
+        long millis;
+        if (roll < 85) {
+            return;
+        } else if (roll < 97) {
+            millis = 1 + random.nextInt(40);
+        } else {
+            long renewal = watchdog.toMillis() / 3;
+            millis = renewal + 10 + random.nextInt(200);
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    /** Prints {@code <code> <thread> [detail]}; thread -1 for the worker as a whole. */
+    private void report(int thread, WorkerEvent event, String detail) {
+        synchronized (out) {
+            out.print(event.code);
+            out.print(' ');
+            out.print(thread);
+            if (!detail.isEmpty()) {
+                out.print(' ');
+                out.print(detail);
+            }
+            out.print('\n');
+            out.flush();
+        }
+    }
+}
