@@ -24,13 +24,19 @@ class OneExceptionFactoryTest {
     private static final Pattern CONSTRUCTION = Pattern.compile(
             "new\\s+(Lock\\w*Exception|IllegalMonitorStateException)\\s*\\(");
     private static final String FACTORY = "LockExceptions.java";
+    /**
+     * The modules that the factory's package is exported to. The integrations built on the
+     * public API (lock-spring) have exceptions of their own, such as Spring's
+     * {@code LockNotAcquiredException}, and cannot reach the factory.
+     */
+    private static final List<String> LIBRARY_MODULES = List.of("lock-core", "lock-fair", "lock-redlock");
 
     @Test
     void onlyTheFactoryBuildsLockExceptionsAndIllegalMonitorStateExceptions() throws IOException {
         Path root = projectRoot();
         List<Path> sources = new ArrayList<>();
         try (Stream<Path> modules = Files.list(root)) {
-            for (Path module : modules.filter(dir -> dir.getFileName().toString().startsWith("lock-")).toList()) {
+            for (Path module : modules.filter(dir -> LIBRARY_MODULES.contains(dir.getFileName().toString())).toList()) {
                 Path main = module.resolve("src/main/java");
                 if (Files.isDirectory(main)) {
                     try (Stream<Path> files = Files.walk(main)) {
