@@ -10,6 +10,7 @@ import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.internal.cohort.Cohorts;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.multi.MultiHolds;
@@ -50,6 +51,8 @@ public final class DefaultLockClient implements LockClient {
     private final HoldRegistry holds;
     /** The holds of multi-locks made by this client, shared by its multi-lock objects over the same locks. */
     private final MultiHolds multiHolds = new MultiHolds();
+    /** The plain locks' local hand-off; null when it is off. */
+    private final Cohorts cohorts;
     private final Kinds kindContext = new Kinds();
     /** The client's own Redis; null if only RedLock masters are configured. */
     private final Connected own;
@@ -63,6 +66,7 @@ public final class DefaultLockClient implements LockClient {
     private boolean closed;
 
     private DefaultLockClient(LockConfig config, SharedResources resources, Ticker ticker, RedisTopology topology) {
+        this.cohorts = config.localHandOff().map(Cohorts::new).orElse(null);
         this.config = config;
         this.resources = resources;
         this.ticker = ticker;
@@ -111,7 +115,8 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock getLock(String name) {
-        return new LockFacade(new ReentrantLockProtocol(requireName(name), kindContext.lockContext()));
+        ReentrantLockProtocol plain = new ReentrantLockProtocol(requireName(name), kindContext.lockContext());
+        return new LockFacade(cohorts == null ? plain : cohorts.protocol(plain));
     }
 
     @Override

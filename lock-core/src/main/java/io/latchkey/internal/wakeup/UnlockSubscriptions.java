@@ -4,9 +4,12 @@ import io.latchkey.LockException;
 import io.latchkey.internal.redis.LockExceptions;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.netty.util.Timer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +30,15 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
     private final SubscriptionCommands commands;
     private final Timer timer;
     private final Map<String, ChannelWaiters> channels = new HashMap<>();
+    /** Guarded by this: who reads a channel's notices (messages that begin with {@link #NOTICE}). */
+    private final Map<String, List<Consumer<String>>> observers = new HashMap<>();
     private boolean closed;
+
+    /**
+     * What begins a notice: a message for the client's own machinery (a cohort hold that was
+     * force-unlocked), which names no waiter.
+     */
+    public static final String NOTICE = "!";
 
     /**
      * @param commands subscribes and unsubscribes on the shared connection; this object must be
@@ -114,8 +125,38 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         });
     }
 
+    /**
+     * Reads a channel's notices while the channel is subscribed here (it is while anyone waits
+     * on it); subscribes nothing itself.
+     *
+     * @param channel the unlock channel
+     * @param observer told each notice, on the connection's thread; must not block
+     * @return stops the observer; idempotent
+     */
+    public Runnable observe(String channel, Consumer<String> observer) {
+        synchronized (this) {
+            observers.computeIfAbsent(channel, ignored -> new ArrayList<>(1)).add(observer);
+        }
+        return () -> {
+            synchronized (this) {
+                List<Consumer<String>> left = observers.get(channel);
+                if (left != null && left.remove(observer) && left.isEmpty()) {
+                    observers.remove(channel);
+                }
+            }
+        };
+    }
+
     @Override
     public void message(String channel, String message) {
+        if (message != null && message.startsWith(NOTICE)) {
+            List<Consumer<String>> told;
+            synchronized (this) {
+                List<Consumer<String>> current = observers.get(channel);
+                told = current == null ? List.of() : List.copyOf(current);
+            }
+            told.forEach(observer -> observer.accept(message));
+        }
         ChannelWaiters waiters = find(channel);
         if (waiters != null) {
             waiters.signal(message);

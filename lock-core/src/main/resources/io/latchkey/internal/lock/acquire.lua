@@ -9,6 +9,10 @@
 -- ARGV[4]  '' to take the lock or re-enter whatever hold the owner has; 'fresh' to start a new
 --          hold, replacing one of the owner's that its client gave up for lost; else the token
 --          of the hold to re-enter, which must still be there
+-- ARGV[5]  optional: for a client's cohort hold (local hand-off), the size n of the block of
+--          fencing tokens a new hold reserves; the hold's token is the block's first, the client
+--          hands the other n - 1 to the owners it passes the hold to, and field 'cohort' keeps the
+--          hold's token, so that force-release.lua can tell the cohort its hold was deleted
 -- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
@@ -18,6 +22,7 @@
 -- Cost: O(1).
 local lock, counter = KEYS[1], KEYS[2]
 local lease, owner, call, held = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+local block = tonumber(ARGV[5] or '1')
 local token_field = owner .. ':token'
 local token, replace
 if held ~= '' and held ~= 'fresh' then
@@ -41,7 +46,11 @@ end
 local new_token = not token
 if new_token then
     -- A new hold; or one taken before tokens existed, which gets one now.
-    token = redis.call('incr', counter)
+    if block > 1 then
+        token = redis.call('incrby', counter, block) - block + 1
+    else
+        token = redis.call('incr', counter)
+    end
 end
 if replace then
     redis.call('del', lock)
@@ -49,6 +58,9 @@ end
 redis.call('hset', lock, owner .. ':call', call)
 if new_token then
     redis.call('hset', lock, token_field, token)
+    if block > 1 then
+        redis.call('hset', lock, 'cohort', token)
+    end
 end
 local count = redis.call('hincrby', lock, owner, 1)
 if redis.call('pttl', lock) < lease then
