@@ -13,7 +13,9 @@ import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import io.netty.util.Timeout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +71,8 @@ final class Cohort {
     private boolean retired;
     /** Guarded by this: attempts of this client that wait for the lock (their wake-ups are open). */
     private int waiters;
+    /** Guarded by this: the same by owner, so that a releasing owner's own attempt, still closing, does not count. */
+    private final Map<Long, Integer> waitingOwners = new HashMap<>();
     /** Guarded by this: a local try found a Redis call of the cohort in flight and must be woken after it. */
     private boolean deferred;
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
@@ -255,7 +259,7 @@ final class Cohort {
             lastOwner = owner;
             this.owner = 0;
             long now = context.ticker().read();
-            passed = waiters > 0 && !throughRedis && token < lastToken
+            passed = waiters > waitingOwners.getOrDefault(owner, 0) && !throughRedis && token < lastToken
                     && now - heldSinceNanos < bounds.maxTime().toNanos() && leaseValid(now);
             if (passed) {
                 state = State.PASSING;
@@ -445,14 +449,16 @@ final class Cohort {
         return localSequence.get();
     }
 
-    synchronized void waiterJoined() {
+    synchronized void waiterJoined(long owner) {
         waiters++;
+        waitingOwners.merge(owner, 1, Integer::sum);
     }
 
-    void waiterLeft() {
+    void waiterLeft(long owner) {
         boolean release;
         synchronized (this) {
             waiters--;
+            waitingOwners.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
             release = waiters == 0 && endPassing();
             retireIfIdle();
         }

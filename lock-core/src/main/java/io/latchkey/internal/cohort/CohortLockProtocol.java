@@ -72,13 +72,13 @@ public final class CohortLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Wakeups> wakeups(long owner) {
         Cohort cohort = cohorts.of(plain);
-        return plain.wakeups(owner).thenApply(redis -> new CohortWakeups(cohort, redis));
+        return plain.wakeups(owner).thenApply(redis -> new CohortWakeups(cohort, redis, owner));
     }
 
     @Override
     public Wakeups wakeupsIfWaitedFor(long owner) {
         Wakeups redis = plain.wakeupsIfWaitedFor(owner);
-        return redis == null ? null : new CohortWakeups(cohorts.of(plain), redis);
+        return redis == null ? null : new CohortWakeups(cohorts.of(plain), redis, owner);
     }
 
     @Override

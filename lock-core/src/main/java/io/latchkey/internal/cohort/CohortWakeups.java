@@ -12,15 +12,17 @@ final class CohortWakeups implements Wakeups {
 
     private final Cohort cohort;
     private final Wakeups redis;
+    private final long owner;
     private volatile CompletableFuture<Void> current;
     /** True if the last wait ended on a local hand-off. */
     private volatile boolean locallySignalled;
     private boolean closed;
 
-    CohortWakeups(Cohort cohort, Wakeups redis) {
+    CohortWakeups(Cohort cohort, Wakeups redis, long owner) {
         this.cohort = cohort;
         this.redis = redis;
-        cohort.waiterJoined();
+        this.owner = owner;
+        cohort.waiterJoined(owner);
     }
 
     @Override
@@ -89,7 +91,7 @@ final class CohortWakeups implements Wakeups {
             closed = true;
             interrupt();
             redis.close();
-            cohort.waiterLeft();
+            cohort.waiterLeft(owner);
         }
     }
 }
