@@ -48,6 +48,11 @@ final class Cohort {
     /** How long a passed hold waits for a local waiter to take it before it is released in Redis. */
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final String FORCED = "!force:";
+    /**
+     * How long a cohort that released for its bound gives way, when another client's waiter
+     * found the lock held last: about the time that waiter needs to be woken and try.
+     */
+    private static final long GIVE_WAY_MILLIS = 10;
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
@@ -56,6 +61,7 @@ final class Cohort {
     private final ReentrantLockProtocol plain;
     private final LockContext context;
     private final HoldCalls redis;
+    private final HoldCalls givingWay;
     /** The cohort's owner id in Redis: one of the client's, never an application's thread id. */
     private final long self;
     private final String field;
@@ -89,6 +95,11 @@ final class Cohort {
     private long confirmedUntilNanos;
     private long heldSinceNanos;
     private Timeout passGuard;
+    /** Guarded by this: the cohort released for its bound with owners still waiting here: its next try gives way. */
+    private boolean giveWay;
+    /** Guarded by this: until when local tries wait, not try Redis, because the cohort gives way. */
+    private long givingWayUntilNanos;
+    private boolean givingWayNow;
     private Runnable stopObserving;
 
     Cohort(Cohorts registry, Object identity, ReentrantLockProtocol plain, long self, LocalHandOff bounds) {
@@ -96,7 +107,8 @@ final class Cohort {
         this.identity = identity;
         this.plain = plain;
         this.context = plain.context();
-        this.redis = plain.cohortCalls(bounds.maxHandOffs() + 1);
+        this.redis = plain.cohortCalls(bounds.maxHandOffs() + 1, 0);
+        this.givingWay = plain.cohortCalls(bounds.maxHandOffs() + 1, GIVE_WAY_MILLIS);
         this.self = self;
         this.field = context.field(self);
         this.bounds = bounds;
@@ -113,6 +125,7 @@ final class Cohort {
     CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         long now = context.ticker().read();
         boolean toRedis = false;
+        HoldCalls calls = redis;
         boolean releaseFirst = false;
         long from = 0;
         TryResult answer = null;
@@ -133,9 +146,17 @@ final class Cohort {
             } else {
                 switch (state) {
                     case FREE -> {
-                        state = State.ACQUIRING;
-                        this.owner = owner;
-                        toRedis = true;
+                        if (givingWayNow && givingWayUntilNanos - now > 0) {
+                            deferred = true;
+                            answer = TryResult.busy(Math.max(1, TimeUnit.NANOSECONDS.toMillis(givingWayUntilNanos - now)));
+                        } else {
+                            givingWayNow = false;
+                            state = State.ACQUIRING;
+                            this.owner = owner;
+                            toRedis = true;
+                            calls = giveWay ? givingWay : redis;
+                            giveWay = false;
+                        }
                     }
                     case PASSING -> {
                         if (leaseValid(now)) {
@@ -172,10 +193,11 @@ final class Cohort {
         if (!toRedis) {
             return plain.tryAcquire(owner, lease, heldToken);
         }
-        return redis.tryAcquire(self, lease, 0).handle((reply, failure) -> afterRedisTry(owner, reply, failure));
+        boolean gaveWay = calls == givingWay;
+        return calls.tryAcquire(self, lease, 0).handle((reply, failure) -> afterRedisTry(owner, reply, failure, gaveWay));
     }
 
-    private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure) {
+    private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure, boolean gaveWay) {
         boolean granted = failure == null && reply.acquired();
         TryResult result = reply;
         boolean wake;
@@ -198,6 +220,13 @@ final class Cohort {
             } else {
                 state = State.FREE;
                 this.owner = 0;
+                if (gaveWay && failure == null && reply.waitMillis() > 0) {
+                    // Another client's waiter was woken by the release: the cohort's owners wait
+                    // here meanwhile, not in Redis, so that it gets its turn.
+                    givingWayNow = true;
+                    givingWayUntilNanos = context.ticker().read()
+                            + TimeUnit.MILLISECONDS.toNanos(Math.min(reply.waitMillis(), GIVE_WAY_MILLIS));
+                }
             }
             wake = deferred;
             deferred = false;
@@ -266,6 +295,9 @@ final class Cohort {
                 schedulePassGuard();
             } else {
                 state = State.RELEASING;
+                // Released with owners still waiting here: the bound, the lease or a fixed lease
+                // ended the hand-offs, so the next try lets another client's waiter go first.
+                giveWay = waiters > waitingOwners.getOrDefault(owner, 0);
             }
         }
         if (passed) {

@@ -38,7 +38,8 @@ public final class ReentrantLockProtocol implements LockProtocol {
         this.name = name;
         this.keys = LockKeys.of(name);
         this.context = context;
-        this.holds = new HoldCalls(name, keys.lock(), context, scripts(new String[0]));
+        this.holds = new HoldCalls(name, keys.lock(), context, scripts(new String[] {keys.lock(), keys.fenceCounter()},
+                new String[0]));
     }
 
     /**
@@ -48,27 +49,34 @@ public final class ReentrantLockProtocol implements LockProtocol {
      *
      * @param tokenBlock how many tokens a new hold reserves: the hold's own and one per local
      *     hand-off; at least 2
+     * @param giveWayMillis if positive, each try takes nothing while another client's try found
+     *     the lock held last, and answers this as the wait (see acquire.lua)
      * @return the calls, on this lock's keys
      */
-    public HoldCalls cohortCalls(int tokenBlock) {
-        return new HoldCalls(name, keys.lock(), context, scripts(new String[] {Integer.toString(tokenBlock)}));
+    public HoldCalls cohortCalls(int tokenBlock, long giveWayMillis) {
+        String[] extra = giveWayMillis > 0 ? new String[] {Integer.toString(tokenBlock), Long.toString(giveWayMillis)}
+                : new String[] {Integer.toString(tokenBlock)};
+        return new HoldCalls(name, keys.lock(), context,
+                scripts(new String[] {keys.lock(), keys.fenceCounter(), keys.derived("waiting")}, extra));
     }
 
-    /** @param extra ARGV after the four that acquire.lua always takes */
-    private HoldCalls.Scripts scripts(String[] extra) {
+    /**
+     * @param acquireKeys the keys of acquire.lua
+     * @param extra ARGV after the four that acquire.lua always takes
+     */
+    private HoldCalls.Scripts scripts(String[] acquireKeys, String[] extra) {
         return new HoldCalls.Scripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
-                        new String[] {keys.lock(), keys.fenceCounter()}, acquireArgs(lease, field, call, held, extra));
+                        acquireKeys, acquireArgs(lease, field, call, held, extra));
             }
 
             @Override
             public CompletableFuture<Replicated<List<Object>>> acquireReplicated(String field, LeaseTerm lease, String call,
                     String held, ReplicaAcknowledgement acknowledgement) {
                 return context.executor().evalReplicated(name, ACQUIRE, ScriptOutputType.MULTI, acknowledgement.replicas(),
-                        acknowledgement.timeout(), new String[] {keys.lock(), keys.fenceCounter()},
-                        acquireArgs(lease, field, call, held, extra));
+                        acknowledgement.timeout(), acquireKeys, acquireArgs(lease, field, call, held, extra));
             }
 
             @Override

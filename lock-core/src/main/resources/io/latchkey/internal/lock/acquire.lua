@@ -3,6 +3,8 @@
 --          <clientId>:<ownerId>:call -> the id of the owner's last call that changed the count,
 --          and field <clientId>:<ownerId>:token -> the hold's fencing token
 -- KEYS[2]  the fencing counter of the lock's hash slot, shared by every lock name in the slot
+-- KEYS[3]  optional, for clients with local hand-off: the lock's waiting mark, the id of the last
+--          client whose try found the lock held, kept for the holder's remaining lease
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's field
 -- ARGV[3]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
@@ -13,6 +15,9 @@
 --          fencing tokens a new hold reserves; the hold's token is the block's first, the client
 --          hands the other n - 1 to the owners it passes the hold to, and field 'cohort' keeps the
 --          hold's token, so that force-release.lua can tell the cohort its hold was deleted
+-- ARGV[6]  optional: a number of milliseconds to give way for: if the waiting mark names another
+--          client, the try takes nothing and answers {0, ARGV[6]}, so that a cohort that just
+--          released for its bound lets the other client's waiter take the lock
 -- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
@@ -23,6 +28,14 @@
 local lock, counter = KEYS[1], KEYS[2]
 local lease, owner, call, held = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local block = tonumber(ARGV[5] or '1')
+local waiting = KEYS[3]
+local client = string.match(owner, '^[^:]*')
+if waiting and ARGV[6] then
+    local other = redis.call('get', waiting)
+    if other and other ~= client then
+        return {0, tonumber(ARGV[6])}
+    end
+end
 local token_field = owner .. ':token'
 local token, replace
 if held ~= '' and held ~= 'fresh' then
@@ -38,7 +51,11 @@ elseif redis.call('hexists', lock, owner) == 1 then
         token = redis.call('hget', lock, token_field)
     end
 elseif redis.call('exists', lock) == 1 then
-    return {0, redis.call('pttl', lock)}
+    local left = redis.call('pttl', lock)
+    if waiting and left > 0 then
+        redis.call('set', waiting, client, 'px', left)
+    end
+    return {0, left}
 end
 -- Writes in this order, so that a user whose ACL lacks INCR or HSET is refused before the lock
 -- changed (Redis keeps what a script wrote before a refused command: a lock hash written then
