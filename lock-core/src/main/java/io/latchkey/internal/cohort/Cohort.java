@@ -49,10 +49,12 @@ final class Cohort {
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final String FORCED = "!force:";
     /**
-     * How long a cohort that released for its bound gives way, when another client's waiter
-     * found the lock held last: about the time that waiter needs to be woken and try.
+     * The least time a cohort that released for its bound gives way, when another client's
+     * waiter found the lock held last (until that client takes the lock, which clears its mark):
+     * room for that waiter to be woken and try on a busy machine. At least the cohort's own
+     * {@link LocalHandOff#maxTime()}, so the two clients take turns of about equal length.
      */
-    private static final long GIVE_WAY_MILLIS = 10;
+    private static final long MIN_GIVE_WAY_MILLIS = 10;
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
@@ -62,6 +64,7 @@ final class Cohort {
     private final LockContext context;
     private final HoldCalls redis;
     private final HoldCalls givingWay;
+    private final long giveWayMillis;
     /** The cohort's owner id in Redis: one of the client's, never an application's thread id. */
     private final long self;
     private final String field;
@@ -108,7 +111,8 @@ final class Cohort {
         this.plain = plain;
         this.context = plain.context();
         this.redis = plain.cohortCalls(bounds.maxHandOffs() + 1, 0);
-        this.givingWay = plain.cohortCalls(bounds.maxHandOffs() + 1, GIVE_WAY_MILLIS);
+        this.giveWayMillis = Math.max(MIN_GIVE_WAY_MILLIS, bounds.maxTime().toMillis());
+        this.givingWay = plain.cohortCalls(bounds.maxHandOffs() + 1, giveWayMillis);
         this.self = self;
         this.field = context.field(self);
         this.bounds = bounds;
@@ -225,7 +229,7 @@ final class Cohort {
                     // here meanwhile, not in Redis, so that it gets its turn.
                     givingWayNow = true;
                     givingWayUntilNanos = context.ticker().read()
-                            + TimeUnit.MILLISECONDS.toNanos(Math.min(reply.waitMillis(), GIVE_WAY_MILLIS));
+                            + TimeUnit.MILLISECONDS.toNanos(Math.min(reply.waitMillis(), giveWayMillis));
                 }
             }
             wake = deferred;

@@ -4,7 +4,8 @@
 --          and field <clientId>:<ownerId>:token -> the hold's fencing token
 -- KEYS[2]  the fencing counter of the lock's hash slot, shared by every lock name in the slot
 -- KEYS[3]  optional, for clients with local hand-off: the lock's waiting mark, the id of the last
---          client whose try found the lock held, kept for the holder's remaining lease
+--          client whose try found the lock held, kept for the holder's remaining lease or until
+--          that client takes the lock
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's field
 -- ARGV[3]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
@@ -15,9 +16,10 @@
 --          fencing tokens a new hold reserves; the hold's token is the block's first, the client
 --          hands the other n - 1 to the owners it passes the hold to, and field 'cohort' keeps the
 --          hold's token, so that force-release.lua can tell the cohort its hold was deleted
--- ARGV[6]  optional: a number of milliseconds to give way for: if the waiting mark names another
---          client, the try takes nothing and answers {0, ARGV[6]}, so that a cohort that just
---          released for its bound lets the other client's waiter take the lock
+-- ARGV[6]  optional: the most milliseconds to give way for: if the waiting mark names another
+--          client, the try takes nothing and answers {0, the mark's remaining time, at most
+--          ARGV[6]}, so that a cohort that just released for its bound lets the other client's
+--          waiter take the lock
 -- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
@@ -33,7 +35,7 @@ local client = string.match(owner, '^[^:]*')
 if waiting and ARGV[6] then
     local other = redis.call('get', waiting)
     if other and other ~= client then
-        return {0, tonumber(ARGV[6])}
+        return {0, math.min(redis.call('pttl', waiting), tonumber(ARGV[6]))}
     end
 end
 local token_field = owner .. ':token'
@@ -78,6 +80,9 @@ if new_token then
     if block > 1 then
         redis.call('hset', lock, 'cohort', token)
     end
+end
+if waiting and new_token and redis.call('get', waiting) == client then
+    redis.call('del', waiting)
 end
 local count = redis.call('hincrby', lock, owner, 1)
 if redis.call('pttl', lock) < lease then
