@@ -49,12 +49,13 @@ final class Cohort {
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final String FORCED = "!force:";
     /**
-     * The least time a cohort that released for its bound gives way, when another client's
-     * waiter found the lock held last (until that client takes the lock, which clears its mark):
-     * room for that waiter to be woken and try on a busy machine. At least the cohort's own
-     * {@link LocalHandOff#maxTime()}, so the two clients take turns of about equal length.
+     * How long the owners of a cohort that gives way wait before they try again. A cohort that
+     * released for its bound, with owners still waiting, gives way once to another client whose
+     * try found the lock held (its mark): the try takes nothing, and marks this client as waiting
+     * instead, so that the other client gives way in turn after its own bound; for at most
+     * {@code max(this, maxTime)} after the release.
      */
-    private static final long MIN_GIVE_WAY_MILLIS = 10;
+    private static final long GIVE_WAY_STEP_MILLIS = 5;
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
@@ -64,7 +65,7 @@ final class Cohort {
     private final LockContext context;
     private final HoldCalls redis;
     private final HoldCalls givingWay;
-    private final long giveWayMillis;
+    private final long giveWayNanos;
     /** The cohort's owner id in Redis: one of the client's, never an application's thread id. */
     private final long self;
     private final String field;
@@ -98,11 +99,12 @@ final class Cohort {
     private long confirmedUntilNanos;
     private long heldSinceNanos;
     private Timeout passGuard;
-    /** Guarded by this: the cohort released for its bound with owners still waiting here: its next try gives way. */
+    /** Guarded by this: the cohort released for its bound with owners still waiting here: its tries give way until {@link #giveWayUntilNanos}. */
     private boolean giveWay;
-    /** Guarded by this: until when local tries wait, not try Redis, because the cohort gives way. */
-    private long givingWayUntilNanos;
-    private boolean givingWayNow;
+    private long giveWayUntilNanos;
+    /** Guarded by this: a try found another client's mark: local tries wait until {@link #holdOffUntilNanos}. */
+    private boolean holdingOff;
+    private long holdOffUntilNanos;
     private Runnable stopObserving;
 
     Cohort(Cohorts registry, Object identity, ReentrantLockProtocol plain, long self, LocalHandOff bounds) {
@@ -111,8 +113,8 @@ final class Cohort {
         this.plain = plain;
         this.context = plain.context();
         this.redis = plain.cohortCalls(bounds.maxHandOffs() + 1, 0);
-        this.giveWayMillis = Math.max(MIN_GIVE_WAY_MILLIS, bounds.maxTime().toMillis());
-        this.givingWay = plain.cohortCalls(bounds.maxHandOffs() + 1, giveWayMillis);
+        this.giveWayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(GIVE_WAY_STEP_MILLIS), bounds.maxTime().toNanos());
+        this.givingWay = plain.cohortCalls(bounds.maxHandOffs() + 1, GIVE_WAY_STEP_MILLIS);
         this.self = self;
         this.field = context.field(self);
         this.bounds = bounds;
@@ -150,16 +152,16 @@ final class Cohort {
             } else {
                 switch (state) {
                     case FREE -> {
-                        if (givingWayNow && givingWayUntilNanos - now > 0) {
+                        if (holdingOff && holdOffUntilNanos - now > 0) {
                             deferred = true;
-                            answer = TryResult.busy(Math.max(1, TimeUnit.NANOSECONDS.toMillis(givingWayUntilNanos - now)));
+                            answer = TryResult.busy(Math.max(1, TimeUnit.NANOSECONDS.toMillis(holdOffUntilNanos - now)));
                         } else {
-                            givingWayNow = false;
+                            holdingOff = false;
+                            giveWay = giveWay && giveWayUntilNanos - now > 0;
                             state = State.ACQUIRING;
                             this.owner = owner;
                             toRedis = true;
                             calls = giveWay ? givingWay : redis;
-                            giveWay = false;
                         }
                     }
                     case PASSING -> {
@@ -218,18 +220,21 @@ final class Cohort {
                 confirmedUntilNanos = grant.confirmedUntilNanos();
                 heldSinceNanos = context.ticker().read();
                 throughRedis = false;
+                giveWay = false;
                 result = TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos));
                 stopObserving = context.subscriptions().observe(plain.keys().channel(), this::notice);
                 renewInRedis(heldToken);
             } else {
                 state = State.FREE;
                 this.owner = 0;
-                if (gaveWay && failure == null && reply.waitMillis() > 0) {
-                    // Another client's waiter was woken by the release: the cohort's owners wait
-                    // here meanwhile, not in Redis, so that it gets its turn.
-                    givingWayNow = true;
-                    givingWayUntilNanos = context.ticker().read()
-                            + TimeUnit.MILLISECONDS.toNanos(Math.min(reply.waitMillis(), giveWayMillis));
+                // A try that gave way answers at most the step; one that found the lock held
+                // answers the holder's lease (only a lease about to run out is as short).
+                if (gaveWay && failure == null && reply.waitMillis() > 0 && reply.waitMillis() <= GIVE_WAY_STEP_MILLIS) {
+                    // Another client's waiter may have been woken by the release: the cohort's
+                    // owners wait here a step, not in Redis, so that it gets its turn.
+                    holdingOff = true;
+                    holdOffUntilNanos = context.ticker().read()
+                            + TimeUnit.MILLISECONDS.toNanos(Math.min(reply.waitMillis(), GIVE_WAY_STEP_MILLIS));
                 }
             }
             wake = deferred;
@@ -301,7 +306,10 @@ final class Cohort {
                 state = State.RELEASING;
                 // Released with owners still waiting here: the bound, the lease or a fixed lease
                 // ended the hand-offs, so the next try lets another client's waiter go first.
-                giveWay = waiters > waitingOwners.getOrDefault(owner, 0);
+                if (waiters > waitingOwners.getOrDefault(owner, 0)) {
+                    giveWay = true;
+                    giveWayUntilNanos = now + giveWayNanos;
+                }
             }
         }
         if (passed) {

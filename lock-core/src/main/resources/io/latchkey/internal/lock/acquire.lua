@@ -17,9 +17,9 @@
 --          hands the other n - 1 to the owners it passes the hold to, and field 'cohort' keeps the
 --          hold's token, so that force-release.lua can tell the cohort its hold was deleted
 -- ARGV[6]  optional: the most milliseconds to give way for: if the waiting mark names another
---          client, the try takes nothing and answers {0, the mark's remaining time, at most
---          ARGV[6]}, so that a cohort that just released for its bound lets the other client's
---          waiter take the lock
+--          client, the try takes nothing, marks this client as the one waiting, and answers
+--          {0, the mark's remaining time, at most ARGV[6]}, so that a cohort that just released
+--          for its bound lets the other client's waiter take the lock
 -- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
@@ -35,7 +35,11 @@ local client = string.match(owner, '^[^:]*')
 if waiting and ARGV[6] then
     local other = redis.call('get', waiting)
     if other and other ~= client then
-        return {0, math.min(redis.call('pttl', waiting), tonumber(ARGV[6]))}
+        -- The mark now names this client, which waits too: the other client's grant leaves it,
+        -- so the other gives way in turn when it releases for its bound.
+        local left = redis.call('pttl', waiting)
+        redis.call('set', waiting, client, 'px', math.max(left, 1))
+        return {0, math.min(left, tonumber(ARGV[6]))}
     end
 end
 local token_field = owner .. ':token'
