@@ -36,7 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * confirmed (the grant's or a renewal's send time plus the lease) has more than the command
  * timeout left, both when it is passed and when it is taken (rule 1); at most
  * {@link LocalHandOff#maxHandOffs()} times and {@link LocalHandOff#maxTime()} after the Redis
- * acquisition, then the hold is released in Redis (rule 2); a hold found gone (a renewal, a
+ * acquisition, then the hold is released in Redis, and if owners still wait here, the next try
+ * gives way to another client whose try found the lock held (rule 2; acquire.lua's waiting mark);
+ * fixed leases never go through the cohort, so no local successor extends the client's hold
+ * beyond what it asked for (rule 4); a hold found gone (a renewal, a
  * {@code !force:<token>} notice on the lock's channel, a lease that ran out unconfirmed) ends the
  * cohort: the current owner's hold is lost, and the waiters try Redis again (rule 3); every
  * handed-off owner gets the next token of the block the Redis acquisition reserved (rule 5).
