@@ -43,6 +43,7 @@ public final class LockConfig {
     private final Optional<Path> trustedCertificates;
     private final LockEventListener eventListener;
     private final Optional<ReplicaAcknowledgement> replicaAcknowledgement;
+    private final Optional<LocalHandOff> localHandOff;
 
     private LockConfig(Builder builder, Duration watchdogTimeout, Duration fairLockWaitTimeout,
             Duration commandTimeout, Duration redLockAttemptTimeout) {
@@ -56,6 +57,7 @@ public final class LockConfig {
         this.trustedCertificates = Optional.ofNullable(builder.trustedCertificates);
         this.eventListener = builder.eventListener;
         this.replicaAcknowledgement = Optional.ofNullable(builder.replicaAcknowledgement);
+        this.localHandOff = Optional.ofNullable(builder.localHandOff);
     }
 
     /**
@@ -129,6 +131,14 @@ public final class LockConfig {
         return replicaAcknowledgement;
     }
 
+    /**
+     * {@return the bounds of the plain lock's local hand-off, if it is on; empty (the default)
+     * when every hold of a plain lock goes through Redis}
+     */
+    public Optional<LocalHandOff> localHandOff() {
+        return localHandOff;
+    }
+
     @Override
     public String toString() {
         return "LockConfig{address=" + address.map(Redaction::uri).orElse("none")
@@ -139,7 +149,8 @@ public final class LockConfig {
                 + ", commandTimeout=" + commandTimeout
                 + ", redLockAttemptTimeout=" + redLockAttemptTimeout
                 + ", trustedCertificates=" + trustedCertificates.map(Path::toString).orElse("JVM default")
-                + ", replicaAcknowledgement=" + replicaAcknowledgement.map(ReplicaAcknowledgement::toString).orElse("none") + '}';
+                + ", replicaAcknowledgement=" + replicaAcknowledgement.map(ReplicaAcknowledgement::toString).orElse("none")
+                + ", localHandOff=" + localHandOff.map(LocalHandOff::toString).orElse("off") + '}';
     }
 
     /** What an acquisition does when fewer replicas than asked acknowledged it in time. */
@@ -191,6 +202,40 @@ public final class LockConfig {
         }
     }
 
+    /**
+     * The bounds of the plain lock's local hand-off (lock cohorting): while this client holds a
+     * plain lock in Redis, an unlock passes the hold straight to a waiting thread (or async owner)
+     * of this client, without a round trip, at most {@code maxHandOffs} times in a row and for at
+     * most {@code maxTime} from the Redis acquisition; then the hold is released in Redis, so that
+     * other clients get their turn.
+     *
+     * @param maxHandOffs the most local hand-offs per Redis hold; 1 to 1,000,000 (each reserves a
+     *     fencing token)
+     * @param maxTime the longest time one Redis hold is passed on locally; positive
+     */
+    public record LocalHandOff(int maxHandOffs, Duration maxTime) {
+
+        /** The bounds {@link Builder#localHandOff()} sets: 32 hand-offs, 20 ms. */
+        public static final LocalHandOff DEFAULT = new LocalHandOff(32, Duration.ofMillis(20));
+
+        /**
+         * Validates the bounds.
+         *
+         * @param maxHandOffs the most local hand-offs per Redis hold
+         * @param maxTime the longest time one Redis hold is passed on locally
+         * @throws IllegalArgumentException if {@code maxHandOffs} is outside 1 to 1,000,000 or
+         *     {@code maxTime} is not positive
+         * @throws NullPointerException if {@code maxTime} is null
+         */
+        public LocalHandOff {
+            Objects.requireNonNull(maxTime, "maxTime");
+            Builder.requireArgument(maxHandOffs >= 1 && maxHandOffs <= 1_000_000,
+                    "localHandOff maxHandOffs must be between 1 and 1000000: %s", maxHandOffs);
+            Builder.requireArgument(!maxTime.isNegative() && !maxTime.isZero(),
+                    "localHandOff maxTime must be positive: %s", maxTime);
+        }
+    }
+
     /** Collects settings; not thread-safe. Every setter rejects null at once. */
     public static final class Builder {
 
@@ -205,6 +250,7 @@ public final class LockConfig {
         private Path trustedCertificates;
         private LockEventListener eventListener = LockEventListener.NONE;
         private ReplicaAcknowledgement replicaAcknowledgement;
+        private LocalHandOff localHandOff;
 
         private Builder() {
         }
@@ -361,6 +407,44 @@ public final class LockConfig {
          */
         public Builder replicaAcknowledgement(int replicas, Duration timeout, ReplicaShortfall onShortfall) {
             this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout, onShortfall);
+            return this;
+        }
+
+        /**
+         * Turns on the plain lock's local hand-off with the default bounds
+         * ({@link LocalHandOff#DEFAULT}). Off by default. Only plain locks taken with the
+         * watchdog lease are passed on locally; fixed leases, fair locks and RedLocks go through
+         * Redis as always.
+         *
+         * @return this builder
+         */
+        public Builder localHandOff() {
+            this.localHandOff = LocalHandOff.DEFAULT;
+            return this;
+        }
+
+        /**
+         * Turns on the plain lock's local hand-off (see {@link LocalHandOff}). Off by default.
+         *
+         * @param maxHandOffs the most local hand-offs per Redis hold; 1 to 1,000,000
+         * @param maxTime the longest time one Redis hold is passed on locally; positive
+         * @return this builder
+         * @throws IllegalArgumentException if a bound is out of range
+         * @throws NullPointerException if {@code maxTime} is null
+         */
+        public Builder localHandOff(int maxHandOffs, Duration maxTime) {
+            this.localHandOff = new LocalHandOff(maxHandOffs, maxTime);
+            return this;
+        }
+
+        /**
+         * Turns the plain lock's local hand-off off again (the default): every hold goes
+         * through Redis.
+         *
+         * @return this builder
+         */
+        public Builder noLocalHandOff() {
+            this.localHandOff = null;
             return this;
         }
 

@@ -14,13 +14,20 @@ final class LatchkeyBackend implements LockBackend {
     /** LockConfig wants the command timeout under half the lease; short leases get a shorter one. */
     private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
 
+    /**
+     * The plain locks' local hand-off (issue 13), on unless the system property
+     * {@code latchkey.localHandOff} is {@code false}, to measure the library without it.
+     */
+    static final boolean LOCAL_HAND_OFF = !"false".equals(System.getProperty("latchkey.localHandOff"));
+
     private final Duration watchdogLease;
     private final LockClient client;
     private LockClient redClient;
 
     LatchkeyBackend(Duration watchdogLease) {
         this.watchdogLease = watchdogLease;
-        this.client = LockClient.create(config().address(BenchEnvironment.redisUri()).build());
+        LockConfig.Builder plain = config().address(BenchEnvironment.redisUri());
+        this.client = LockClient.create((LOCAL_HAND_OFF ? plain.localHandOff() : plain).build());
     }
 
     private LockConfig.Builder config() {

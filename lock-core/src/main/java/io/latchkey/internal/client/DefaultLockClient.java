@@ -10,6 +10,7 @@ import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.internal.cohort.Cohorts;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.multi.MultiHolds;
@@ -20,6 +21,7 @@ import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.Timer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -50,6 +52,10 @@ public final class DefaultLockClient implements LockClient {
     private final HoldRegistry holds;
     /** The holds of multi-locks made by this client, shared by its multi-lock objects over the same locks. */
     private final MultiHolds multiHolds = new MultiHolds();
+    /** How long a channel stays subscribed after its last waiter left, where local hand-off is on. */
+    private static final Duration CHANNEL_LINGER = Duration.ofMillis(500);
+    /** The plain locks' local hand-off; null when it is off. */
+    private final Cohorts cohorts;
     private final Kinds kindContext = new Kinds();
     /** The client's own Redis; null if only RedLock masters are configured. */
     private final Connected own;
@@ -63,6 +69,7 @@ public final class DefaultLockClient implements LockClient {
     private boolean closed;
 
     private DefaultLockClient(LockConfig config, SharedResources resources, Ticker ticker, RedisTopology topology) {
+        this.cohorts = config.localHandOff().map(Cohorts::new).orElse(null);
         this.config = config;
         this.resources = resources;
         this.ticker = ticker;
@@ -111,7 +118,8 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock getLock(String name) {
-        return new LockFacade(new ReentrantLockProtocol(requireName(name), kindContext.lockContext()));
+        ReentrantLockProtocol plain = new ReentrantLockProtocol(requireName(name), kindContext.lockContext());
+        return new LockFacade(cohorts == null ? plain : cohorts.protocol(plain));
     }
 
     @Override
@@ -192,7 +200,9 @@ public final class DefaultLockClient implements LockClient {
 
     /** Wires a connected topology to this client's shared machinery. */
     private Connected attach(RedisTopology topology) {
-        UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), resources.timer());
+        // With local hand-off, a hot lock's waiters come and go on every hand-off: its channel lingers.
+        UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), resources.timer(),
+                cohorts == null ? Duration.ZERO : CHANNEL_LINGER);
         topology.listen(subscriptions);
         LockContext context = new LockContext(clientId, config, topology.executor(), subscriptions, renewer,
                 resources.timer(), ticker, topology.publishCommand(), unsettled, holds);

@@ -1,6 +1,7 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.internal.cohort.CohortLockProtocol;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.Script;
@@ -37,18 +38,45 @@ public final class ReentrantLockProtocol implements LockProtocol {
         this.name = name;
         this.keys = LockKeys.of(name);
         this.context = context;
-        this.holds = new HoldCalls(name, keys.lock(), context, new HoldCalls.Scripts() {
+        this.holds = new HoldCalls(name, keys.lock(), context, scripts(new String[] {keys.lock(), keys.fenceCounter()},
+                new String[0]));
+    }
+
+    /**
+     * The calls of a client's cohort hold (the local hand-off): holds of the plain lock whose
+     * acquisition reserves a block of fencing tokens and marks the hold as a cohort's, as
+     * acquire.lua describes.
+     *
+     * @param tokenBlock how many tokens a new hold reserves: the hold's own and one per local
+     *     hand-off; at least 2
+     * @param giveWayMillis if positive, each try takes nothing while another client's try found
+     *     the lock held last, and answers this as the wait (see acquire.lua)
+     * @return the calls, on this lock's keys
+     */
+    public HoldCalls cohortCalls(int tokenBlock, long giveWayMillis) {
+        String[] extra = giveWayMillis > 0 ? new String[] {Integer.toString(tokenBlock), Long.toString(giveWayMillis)}
+                : new String[] {Integer.toString(tokenBlock)};
+        return new HoldCalls(name, keys.lock(), context,
+                scripts(new String[] {keys.lock(), keys.fenceCounter(), keys.derived("waiting")}, extra));
+    }
+
+    /**
+     * @param acquireKeys the keys of acquire.lua
+     * @param extra ARGV after the four that acquire.lua always takes
+     */
+    private HoldCalls.Scripts scripts(String[] acquireKeys, String[] extra) {
+        return new HoldCalls.Scripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
-                        new String[] {keys.lock(), keys.fenceCounter()}, Long.toString(lease.millis()), field, call, held);
+                        acquireKeys, acquireArgs(lease, field, call, held, extra));
             }
 
             @Override
             public CompletableFuture<Replicated<List<Object>>> acquireReplicated(String field, LeaseTerm lease, String call,
                     String held, ReplicaAcknowledgement acknowledgement) {
                 return context.executor().evalReplicated(name, ACQUIRE, ScriptOutputType.MULTI, acknowledgement.replicas(),
-                        acknowledgement.timeout(), new String[] {keys.lock(), keys.fenceCounter()}, Long.toString(lease.millis()), field, call, held);
+                        acknowledgement.timeout(), acquireKeys, acquireArgs(lease, field, call, held, extra));
             }
 
             @Override
@@ -63,7 +91,17 @@ public final class ReentrantLockProtocol implements LockProtocol {
                         new String[] {keys.lock(), keys.channel()}, field, context.publishCommand(), call, "end",
                         Long.toString(token));
             }
-        });
+        };
+    }
+
+    private static String[] acquireArgs(LeaseTerm lease, String field, String call, String held, String[] extra) {
+        String[] args = new String[4 + extra.length];
+        args[0] = Long.toString(lease.millis());
+        args[1] = field;
+        args[2] = call;
+        args[3] = held;
+        System.arraycopy(extra, 0, args, 4, extra.length);
+        return args;
     }
 
     /**
@@ -74,8 +112,14 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @return its plain lock, if it is a lock of {@code LockClient.getLock}
      */
     public static Optional<ReentrantLockProtocol> behind(DistributedLock lock) {
-        return lock instanceof LockFacade facade && facade.protocol() instanceof ReentrantLockProtocol plain
-                ? Optional.of(plain) : Optional.empty();
+        if (!(lock instanceof LockFacade facade)) {
+            return Optional.empty();
+        }
+        LockProtocol protocol = facade.protocol();
+        if (protocol instanceof CohortLockProtocol cohort) {
+            return Optional.of(cohort.plain());
+        }
+        return protocol instanceof ReentrantLockProtocol plain ? Optional.of(plain) : Optional.empty();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.latchkey.internal.wakeup;
 
+import io.netty.util.Timeout;
 import java.util.Iterator;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,22 @@ final class ChannelWaiters {
     int references;
     /** Guarded by the owning {@link UnlockSubscriptions}. */
     CompletableFuture<Void> subscribed;
+    /** Guarded by the owning {@link UnlockSubscriptions}: the end of the linger after the last waiter left, or null. */
+    Timeout linger;
+
+    /**
+     * Guarded by the owning {@link UnlockSubscriptions}: a waiter joins a channel that lingers.
+     *
+     * @return true if it lingered: its subscription stands
+     */
+    boolean stopLingering() {
+        if (linger == null) {
+            return false;
+        }
+        linger.cancel();
+        linger = null;
+        return true;
+    }
 
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentLinkedQueue<PendingWake> pending = new ConcurrentLinkedQueue<>();

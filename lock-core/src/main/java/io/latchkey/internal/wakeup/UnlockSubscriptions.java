@@ -4,9 +4,15 @@ import io.latchkey.LockException;
 import io.latchkey.internal.redis.LockExceptions;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.netty.util.Timer;
+import io.netty.util.Timeout;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Reference-counted subscriptions to unlock channels, all carried by one pub/sub connection.
  *
- * <p>The first waiter on a channel subscribes, the last one to leave unsubscribes. A message
+ * <p>The first waiter on a channel subscribes, the last one to leave unsubscribes, at once or,
+ * where a linger is set, only if no waiter came back within it (a hot lock keeps its channel). A message
  * wakes as few local waiters as can use it: the one it names, or else the longest-waiting one.
  * When the connection re-subscribes after a reconnect, every waiter of that channel is woken to
  * re-check the lock, because messages sent while it was away are lost; a channel it re-subscribes
@@ -26,8 +33,18 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
 
     private final SubscriptionCommands commands;
     private final Timer timer;
+    /** How long a channel stays subscribed after its last waiter left; 0 to leave at once. */
+    private final long lingerNanos;
     private final Map<String, ChannelWaiters> channels = new HashMap<>();
+    /** Guarded by this: who reads a channel's notices (messages that begin with {@link #NOTICE}). */
+    private final Map<String, List<Consumer<String>>> observers = new HashMap<>();
     private boolean closed;
+
+    /**
+     * What begins a notice: a message for the client's own machinery (a cohort hold that was
+     * force-unlocked), which names no waiter.
+     */
+    public static final String NOTICE = "!";
 
     /**
      * @param commands subscribes and unsubscribes on the shared connection; this object must be
@@ -35,8 +52,20 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
      * @param timer bounds each wait
      */
     public UnlockSubscriptions(SubscriptionCommands commands, Timer timer) {
+        this(commands, timer, Duration.ZERO);
+    }
+
+    /**
+     * @param commands as for {@link #UnlockSubscriptions(SubscriptionCommands, Timer)}
+     * @param timer bounds each wait, and ends lingering subscriptions
+     * @param linger how long a channel stays subscribed after its last waiter left, so that a hot
+     *     lock, whose waiters come and go all the time, is not subscribed and unsubscribed on
+     *     every attempt; zero to unsubscribe at once
+     */
+    public UnlockSubscriptions(SubscriptionCommands commands, Timer timer, Duration linger) {
         this.commands = commands;
         this.timer = timer;
+        this.lingerNanos = linger.toNanos();
     }
 
     /**
@@ -56,7 +85,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
                 return CompletableFuture.failedFuture(LockExceptions.clientClosed());
             }
             waiters = channels.computeIfAbsent(channel, ChannelWaiters::new);
-            if (waiters.references++ == 0) {
+            if (waiters.references++ == 0 && !waiters.stopLingering()) {
                 waiters.subscribed = commands.subscribe(channel);
             }
             subscribed = waiters.subscribed;
@@ -88,6 +117,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
                 return null;
             }
             waiters.references++;
+            waiters.stopLingering();
             return new ChannelWakeups(waiters, address, timer, this::leave);
         }
     }
@@ -97,8 +127,28 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
             if (--waiters.references > 0 || closed) {
                 return;
             }
+            if (lingerNanos > 0 && waiters.subscribed.isDone() && !waiters.subscribed.isCompletedExceptionally()) {
+                try {
+                    waiters.linger = timer.newTimeout(timeout -> lingered(waiters, timeout), lingerNanos, TimeUnit.NANOSECONDS);
+                    return;
+                } catch (IllegalStateException timerStopped) {
+                    // the client is closing: unsubscribe now
+                }
+            }
             channels.remove(waiters.channel);
             // Ordered after any SUBSCRIBE on the same connection, so a later join re-subscribes.
+            unsubscribe(waiters.channel);
+        }
+    }
+
+    /** A lingering channel's time is up: unsubscribed unless a waiter came back meanwhile. */
+    private void lingered(ChannelWaiters waiters, Timeout timeout) {
+        synchronized (this) {
+            if (waiters.linger != timeout || waiters.references > 0 || closed) {
+                return;
+            }
+            waiters.linger = null;
+            channels.remove(waiters.channel);
             unsubscribe(waiters.channel);
         }
     }
@@ -114,8 +164,38 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         });
     }
 
+    /**
+     * Reads a channel's notices while the channel is subscribed here (it is while anyone waits
+     * on it); subscribes nothing itself.
+     *
+     * @param channel the unlock channel
+     * @param observer told each notice, on the connection's thread; must not block
+     * @return stops the observer; idempotent
+     */
+    public Runnable observe(String channel, Consumer<String> observer) {
+        synchronized (this) {
+            observers.computeIfAbsent(channel, ignored -> new ArrayList<>(1)).add(observer);
+        }
+        return () -> {
+            synchronized (this) {
+                List<Consumer<String>> left = observers.get(channel);
+                if (left != null && left.remove(observer) && left.isEmpty()) {
+                    observers.remove(channel);
+                }
+            }
+        };
+    }
+
     @Override
     public void message(String channel, String message) {
+        if (message != null && message.startsWith(NOTICE)) {
+            List<Consumer<String>> told;
+            synchronized (this) {
+                List<Consumer<String>> current = observers.get(channel);
+                told = current == null ? List.of() : List.copyOf(current);
+            }
+            told.forEach(observer -> observer.accept(message));
+        }
         ChannelWaiters waiters = find(channel);
         if (waiters != null) {
             waiters.signal(message);

@@ -3,12 +3,23 @@
 --          <clientId>:<ownerId>:call -> the id of the owner's last call that changed the count,
 --          and field <clientId>:<ownerId>:token -> the hold's fencing token
 -- KEYS[2]  the fencing counter of the lock's hash slot, shared by every lock name in the slot
+-- KEYS[3]  optional, for clients with local hand-off: the lock's waiting mark, the id of the last
+--          client whose try found the lock held, kept for the holder's remaining lease or until
+--          that client takes the lock
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's field
 -- ARGV[3]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
 -- ARGV[4]  '' to take the lock or re-enter whatever hold the owner has; 'fresh' to start a new
 --          hold, replacing one of the owner's that its client gave up for lost; else the token
 --          of the hold to re-enter, which must still be there
+-- ARGV[5]  optional: for a client's cohort hold (local hand-off), the size n of the block of
+--          fencing tokens a new hold reserves; the hold's token is the block's first, the client
+--          hands the other n - 1 to the owners it passes the hold to, and field 'cohort' keeps the
+--          hold's token, so that force-release.lua can tell the cohort its hold was deleted
+-- ARGV[6]  optional: the most milliseconds to give way for: if the waiting mark names another
+--          client, the try takes nothing, marks this client as the one waiting, and answers
+--          {0, the mark's remaining time, at most ARGV[6]}, so that a cohort that just released
+--          for its bound lets the other client's waiter take the lock
 -- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
@@ -18,6 +29,19 @@
 -- Cost: O(1).
 local lock, counter = KEYS[1], KEYS[2]
 local lease, owner, call, held = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+local block = tonumber(ARGV[5] or '1')
+local waiting = KEYS[3]
+local client = string.match(owner, '^[^:]*')
+if waiting and ARGV[6] then
+    local other = redis.call('get', waiting)
+    if other and other ~= client then
+        -- The mark now names this client, which waits too: the other client's grant leaves it,
+        -- so the other gives way in turn when it releases for its bound.
+        local left = redis.call('pttl', waiting)
+        redis.call('set', waiting, client, 'px', math.max(left, 1))
+        return {0, math.min(left, tonumber(ARGV[6]))}
+    end
+end
 local token_field = owner .. ':token'
 local token, replace
 if held ~= '' and held ~= 'fresh' then
@@ -33,7 +57,11 @@ elseif redis.call('hexists', lock, owner) == 1 then
         token = redis.call('hget', lock, token_field)
     end
 elseif redis.call('exists', lock) == 1 then
-    return {0, redis.call('pttl', lock)}
+    local left = redis.call('pttl', lock)
+    if waiting and left > 0 then
+        redis.call('set', waiting, client, 'px', left)
+    end
+    return {0, left}
 end
 -- Writes in this order, so that a user whose ACL lacks INCR or HSET is refused before the lock
 -- changed (Redis keeps what a script wrote before a refused command: a lock hash written then
@@ -41,7 +69,11 @@ end
 local new_token = not token
 if new_token then
     -- A new hold; or one taken before tokens existed, which gets one now.
-    token = redis.call('incr', counter)
+    if block > 1 then
+        token = redis.call('incrby', counter, block) - block + 1
+    else
+        token = redis.call('incr', counter)
+    end
 end
 if replace then
     redis.call('del', lock)
@@ -49,6 +81,12 @@ end
 redis.call('hset', lock, owner .. ':call', call)
 if new_token then
     redis.call('hset', lock, token_field, token)
+    if block > 1 then
+        redis.call('hset', lock, 'cohort', token)
+    end
+end
+if waiting and new_token and redis.call('get', waiting) == client then
+    redis.call('del', waiting)
 end
 local count = redis.call('hincrby', lock, owner, 1)
 if redis.call('pttl', lock) < lease then

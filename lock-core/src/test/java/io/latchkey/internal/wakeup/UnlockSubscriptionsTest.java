@@ -129,6 +129,45 @@ class UnlockSubscriptionsTest {
     }
 
     @Test
+    void withALingerAChannelStaysSubscribedForWaitersThatComeBackAndLeavesAfterIt() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        UnlockSubscriptions lingering = new UnlockSubscriptions(recording(calls, CompletableFuture.completedFuture(null)),
+                timer, Duration.ofMillis(500));
+
+        lingering.join(CHANNEL, null).join().close();
+        timer.advance(Duration.ofMillis(400));
+        Wakeups back = lingering.join(CHANNEL, null).join();
+        assertEquals(List.of("subscribe " + CHANNEL), calls, "a waiter within the linger needs no SUBSCRIBE");
+        back.close();
+        Wakeups ready = lingering.joinIfSubscribed(CHANNEL, null);
+        assertNotNull(ready, "a lingering channel is joined without a round trip");
+        ready.close();
+        timer.advance(Duration.ofMillis(400));
+        assertEquals(List.of("subscribe " + CHANNEL), calls, "each leave starts the linger anew");
+
+        timer.advance(Duration.ofMillis(200));
+        assertEquals(List.of("subscribe " + CHANNEL, "unsubscribe " + CHANNEL), calls, "unsubscribed after the linger");
+        lingering.join(CHANNEL, null).join();
+        assertEquals(List.of("subscribe " + CHANNEL, "unsubscribe " + CHANNEL, "subscribe " + CHANNEL), calls);
+    }
+
+    @Test
+    void noticesGoToTheChannelsObserversOnly() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Runnable stop = subscriptions.observe(CHANNEL, seen::add);
+        CompletableFuture<Void> wait = park(null);
+
+        subscriptions.message(CHANNEL, "!force:7");
+        subscriptions.message("another-channel", "!force:8");
+        assertEquals(List.of("!force:7"), seen);
+        assertFalse(wait.isDone(), "a notice names no waiter");
+
+        stop.run();
+        subscriptions.message(CHANNEL, "!force:9");
+        assertEquals(List.of("!force:7"), seen);
+    }
+
+    @Test
     void joinIfSubscribedJoinsOnlyASubscriptionRedisConfirmed() {
         List<String> calls = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> confirmation = new CompletableFuture<>();

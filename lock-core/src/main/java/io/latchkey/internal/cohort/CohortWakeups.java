@@ -1,0 +1,97 @@
+package io.latchkey.internal.cohort;
+
+import io.latchkey.internal.wakeup.Wakeups;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One attempt's wake-ups on a cohort lock: the lock's unlock messages from Redis, and the
+ * cohort's local hand-offs, which send no message. While open, the attempt counts as a local
+ * waiter, which is what lets a release pass the hold on instead of releasing it in Redis.
+ */
+final class CohortWakeups implements Wakeups {
+
+    private final Cohort cohort;
+    private final Wakeups redis;
+    private final long owner;
+    private volatile CompletableFuture<Void> current;
+    /** True if the last wait ended on a local hand-off. */
+    private volatile boolean locallySignalled;
+    private boolean closed;
+
+    CohortWakeups(Cohort cohort, Wakeups redis, long owner) {
+        this.cohort = cohort;
+        this.redis = redis;
+        this.owner = owner;
+        cohort.waiterJoined(owner);
+    }
+
+    @Override
+    public long sequence() {
+        // Both only grow, so their sum changes exactly when either does.
+        return cohort.localSequence() + redis.sequence();
+    }
+
+    @Override
+    public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
+        long local = cohort.localSequence();
+        long remote = redis.sequence();
+        locallySignalled = false;
+        if (local + remote != seenSequence) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        current = done;
+        CompletableFuture<Void> localWait = cohort.park(local);
+        CompletableFuture<Void> remoteWait = redis.await(remote, timeoutNanos);
+        localWait.whenComplete((ok, failure) -> {
+            if (done.complete(null)) {
+                locallySignalled = true;
+            } else {
+                // The wait had ended otherwise: the hand-off is for another waiter.
+                cohort.signalOne();
+            }
+        });
+        remoteWait.whenComplete((ok, failure) -> {
+            if (failure != null) {
+                done.completeExceptionally(failure);
+            } else {
+                done.complete(null);
+            }
+        });
+        done.whenComplete((ok, failure) -> {
+            cohort.unpark(localWait);
+            if (!remoteWait.isDone()) {
+                redis.interrupt();
+            }
+        });
+        return done;
+    }
+
+    @Override
+    public void interrupt() {
+        CompletableFuture<Void> wait = current;
+        if (wait != null) {
+            wait.complete(null);
+        }
+        redis.interrupt();
+    }
+
+    @Override
+    public void handOn() {
+        redis.handOn();
+        if (locallySignalled) {
+            locallySignalled = false;
+            cohort.signalOne();
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            interrupt();
+            redis.close();
+            cohort.waiterLeft(owner);
+        }
+    }
+}
