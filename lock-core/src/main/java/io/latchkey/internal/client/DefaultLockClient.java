@@ -11,6 +11,7 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
+import io.latchkey.internal.rw.ReadWriteLockFacade;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
@@ -118,8 +119,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
-        requireName(name);
-        throw new UnsupportedOperationException("read-write lock: not built yet");
+        return new ReadWriteLockFacade(requireName(name), kindContext.lockContext());
     }
 
     @Override

@@ -1,0 +1,52 @@
+package io.latchkey.internal.rw;
+
+import io.latchkey.internal.lock.LeaseTerm;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.internal.redis.Script;
+import io.lettuce.core.ScriptOutputType;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The read side: shared by any number of owners while no other owner writes and no writer waits;
+ * an owner that reads already re-enters even while a writer waits, and the writer may read too.
+ * Waiting readers are woken all at once, by a message on the readers' channel, when a writer
+ * leaves and no other writer waits. A reader that gives up leaves nothing behind. Thread-safe.
+ */
+final class ReadLockProtocol extends ReadWriteSide {
+
+    private static final Script ACQUIRE = Script.load(ReadLockProtocol.class, "acquire-read.lua");
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    /**
+     * @param name the lock's name
+     * @param keys the lock's keys
+     * @param context the client's shared machinery
+     */
+    ReadLockProtocol(String name, ReadWriteKeys keys, LockContext context) {
+        super(name, "read", keys, context);
+    }
+
+    @Override
+    CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
+        return context.executor().eval(name(), ACQUIRE, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.leases(), keys.writers(), keys.fenceCounter()},
+                Long.toString(lease.millis()), field, sibling(field, "write"), call, held);
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(long owner) {
+        return DONE; // a reader that waits leaves no trace in Redis
+    }
+
+    @Override
+    public CompletableFuture<Wakeups> wakeups(long owner) {
+        return join(keys.readChannel());
+    }
+
+    @Override
+    public Wakeups wakeupsIfWaitedFor(long owner) {
+        return joinIfSubscribed(keys.readChannel());
+    }
+}
