@@ -122,7 +122,8 @@ end
 -- Keep the caller's place: new readers wait behind it from now on.
 redis.call('zremrangebyscore', writers, '-inf', now)
 redis.call('zadd', writers, now + place, writer)
-if redis.call('pttl', writers) < place then
+if redis.call('zrange', writers, -1, -1)[1] == writer then
+    -- The latest place is now this one: the set lasts as long.
     redis.call('pexpire', writers, place)
 end
 return {0, math.max(1, math.min(math.floor(place / 2), wait))}
