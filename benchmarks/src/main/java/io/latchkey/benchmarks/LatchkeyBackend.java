@@ -7,7 +7,10 @@ import io.latchkey.LockConfig;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-/** Latchkey through its public API only: {@link LockClient}, {@link DistributedLock}, {@link DistributedReadWriteLock}. */
+/**
+ * Latchkey through its public API only: {@link LockClient}, {@link DistributedLock},
+ * {@link DistributedReadWriteLock}.
+ */
 final class LatchkeyBackend implements LockBackend {
 
     /** LockConfig wants the command timeout under half the lease; short leases get a shorter one. */

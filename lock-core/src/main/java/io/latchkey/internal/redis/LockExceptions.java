@@ -194,7 +194,8 @@ public final class LockExceptions {
     public static IllegalMonitorStateException upgradeRefused(String lock) {
         return new IllegalMonitorStateException("the write lock of read-write lock '" + lock + "' was asked for by an "
                 + "owner that holds its read lock and not its write lock: an upgrade would wait for itself, so it is "
-                + "refused; release the read lock first (a writer may take the read lock, the other way round)");
+                + "refused; release the read lock first (the other way round works: a writer may take the read lock, then "
+                + "release the write lock)");
     }
 
     /**

@@ -2,8 +2,8 @@ package io.latchkey.internal.rw;
 
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

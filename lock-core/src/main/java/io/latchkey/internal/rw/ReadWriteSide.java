@@ -31,11 +31,11 @@ abstract class ReadWriteSide implements LockProtocol {
     private final String name;
     private final String side;
     /** The keys of the lock, as the scripts take them. */
-    protected final ReadWriteKeys keys;
+    final ReadWriteKeys keys;
     /** The client's shared machinery. */
-    protected final LockContext context;
+    final LockContext context;
     /** The side's holds. */
-    protected final HoldCalls holds;
+    final HoldCalls holds;
     private final Object identity;
 
     /**
