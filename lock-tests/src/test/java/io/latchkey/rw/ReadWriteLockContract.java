@@ -250,7 +250,7 @@ abstract class ReadWriteLockContract {
     /**
      * A stream of readers: a new one arrives every 10 ms and each reads for 50 ms, so that about
      * five read at any moment and the read lock is never free. Without writer preference the
-     * writer waits until its wait runs out (a mutation of acquire-read.lua that lets new readers
+     * writer waits until its wait runs out (a mutation of acquire.lua that lets new readers
      * pass a waiting writer makes this test fail). It must get in, and no reader may hold while it
      * writes; the readers that arrived meanwhile get in after it.
      */

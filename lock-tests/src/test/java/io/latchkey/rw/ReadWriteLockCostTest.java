@@ -52,8 +52,7 @@ class ReadWriteLockCostTest {
         client = RedisClient.create(server.uri());
         connection = client.connect();
         redis = connection.sync();
-        for (String script : List.of("acquire-read.lua", "acquire-write.lua", "release.lua", "abandon.lua", "inspect.lua",
-                "renew.lua")) {
+        for (String script : List.of("acquire.lua", "release.lua", "abandon.lua", "inspect.lua", "renew.lua")) {
             SHA.put(script, redis.scriptLoad(script(script)));
         }
     }
@@ -96,8 +95,8 @@ class ReadWriteLockCostTest {
         }
 
         long read(String owner, String lease) {
-            List<Object> reply = redis.evalsha(SHA.get("acquire-read.lua"), ScriptOutputType.MULTI, acquireKeys,
-                    lease, owner + ":read", owner + ":write", "call-" + calls, "");
+            List<Object> reply = redis.evalsha(SHA.get("acquire.lua"), ScriptOutputType.MULTI, acquireKeys,
+                    "read", lease, owner + ":read", owner + ":write", "call-" + calls, "", PLACE);
             return (Long) reply.get(0);
         }
 
@@ -106,8 +105,8 @@ class ReadWriteLockCostTest {
         }
 
         long write(String owner, String lease) {
-            List<Object> reply = redis.evalsha(SHA.get("acquire-write.lua"), ScriptOutputType.MULTI, acquireKeys,
-                    lease, owner + ":write", owner + ":read", "call-" + calls, "", PLACE);
+            List<Object> reply = redis.evalsha(SHA.get("acquire.lua"), ScriptOutputType.MULTI, acquireKeys,
+                    "write", lease, owner + ":write", owner + ":read", "call-" + calls, "", PLACE);
             return (Long) reply.get(0);
         }
 
@@ -164,15 +163,15 @@ class ReadWriteLockCostTest {
     private static final Consumer<Lock> NOTHING = lock -> { };
 
     private static final List<Scenario> WITH_READERS = List.of(
-            new Scenario("acquire-read: a new reader joins the readers",
+            new Scenario("acquire, read: a new reader joins the readers",
                     NOTHING, lock -> lock.expect(lock.read("arrival"), 1, "the arrival"), lock -> lock.release("arrival:read")),
-            new Scenario("acquire-read: a reader re-enters",
+            new Scenario("acquire, read: a reader re-enters",
                     NOTHING, lock -> lock.read("reader:0"), lock -> lock.release("reader:0:read")),
             new Scenario("release: a reader leaves, the others stay",
                     lock -> lock.read("leaver"), lock -> lock.release("leaver:read"), NOTHING),
-            new Scenario("acquire-write: a writer waits for the readers",
+            new Scenario("acquire, write: a writer waits for the readers",
                     NOTHING, lock -> lock.expect(lock.write("writer"), 0, "the writer"), lock -> lock.abandon("writer")),
-            new Scenario("acquire-read: a new reader waits behind the waiting writer",
+            new Scenario("acquire, read: a new reader waits behind the waiting writer",
                     lock -> lock.write("writer"), lock -> lock.expect(lock.read("late"), 0, "the late reader"),
                     lock -> lock.abandon("writer")),
             new Scenario("abandon: the waiting writer gives up, waking the readers",
@@ -183,13 +182,13 @@ class ReadWriteLockCostTest {
                     NOTHING, lock -> lock.inspect("read"), NOTHING));
 
     private static final List<Scenario> WITH_WAITING_WRITERS = List.of(
-            new Scenario("acquire-write: a waiting writer tries again",
+            new Scenario("acquire, write: a waiting writer tries again",
                     NOTHING, lock -> lock.expect(lock.write("waiter:0"), 0, "the waiter"), NOTHING),
-            new Scenario("acquire-write: a new writer joins the waiting writers",
+            new Scenario("acquire, write: a new writer joins the waiting writers",
                     NOTHING, lock -> lock.write("newcomer"), lock -> lock.abandon("newcomer")),
             new Scenario("abandon: one of the waiting writers gives up",
                     lock -> lock.write("leaver"), lock -> lock.abandon("leaver"), NOTHING),
-            new Scenario("acquire-read: a new reader waits for the writer",
+            new Scenario("acquire, read: a new reader waits for the writer",
                     NOTHING, lock -> lock.expect(lock.read("late"), 0, "the late reader"), NOTHING),
             new Scenario("release: the writer leaves, waking one waiting writer",
                     NOTHING, lock -> lock.release("holder:write"), lock -> lock.expect(lock.write("holder"), 1, "the holder")),

@@ -81,7 +81,7 @@ class ReadWriteScriptsTest {
         }
     }
 
-    // ---- acquire-read.lua ------------------------------------------------------------------
+    // ---- acquire.lua: the read side -------------------------------------------------------
 
     @Test
     void aFreeLockIsReadWithOneHoldItsOwnLeaseAndTheFirstToken() {
@@ -215,7 +215,7 @@ class ReadWriteScriptsTest {
         assertThat(redis.exists(LEASES, WRITERS)).isZero();
     }
 
-    // ---- acquire-write.lua -----------------------------------------------------------------
+    // ---- acquire.lua: the write side ------------------------------------------------------
 
     @Test
     void aFreeLockIsWrittenWithOneHoldItsLeaseAndTheFirstToken() {
@@ -451,7 +451,7 @@ class ReadWriteScriptsTest {
     @Test
     void undoTakesBackExactlyTheGrantOfItsCallAndOnlyOnce() {
         write(A, 10_000);
-        acquire("acquire-write.lua", w(A), r(A), 10_000, "lost-grant", "", Long.toString(PLACE));
+        acquire("write", w(A), r(A), 10_000, "lost-grant", "");
 
         assertThat(release(w(A), "lost-grant", "undo")).isEqualTo(1L);
         assertThat(release(w(A), "lost-grant", "undo")).isNull();
@@ -636,27 +636,23 @@ class ReadWriteScriptsTest {
     }
 
     private static List<Long> readHolding(String owner, String held, long leaseMillis) {
-        return acquire("acquire-read.lua", r(owner), w(owner), leaseMillis, "call-" + ++calls, held);
+        return acquire("read", r(owner), w(owner), leaseMillis, "call-" + ++calls, held);
     }
 
     private static List<Long> write(String owner, long leaseMillis) {
-        return acquire("acquire-write.lua", w(owner), r(owner), leaseMillis, "call-" + ++calls, "", Long.toString(PLACE));
+        return acquire("write", w(owner), r(owner), leaseMillis, "call-" + ++calls, "");
     }
 
     private static List<Long> writeHolding(String owner, String held) {
-        return acquire("acquire-write.lua", w(owner), r(owner), 10_000, "call-" + ++calls, held, Long.toString(PLACE));
+        return acquire("write", w(owner), r(owner), 10_000, "call-" + ++calls, held);
     }
 
-    private static List<Long> acquire(String script, String field, String sibling, long leaseMillis, String call,
-                                      String... rest) {
-        String[] args = new String[4 + rest.length];
-        args[0] = Long.toString(leaseMillis);
-        args[1] = field;
-        args[2] = sibling;
-        args[3] = call;
-        System.arraycopy(rest, 0, args, 4, rest.length);
-        List<Object> reply = redis.eval(script(script), ScriptOutputType.MULTI,
-                new String[] {LOCK, LEASES, WRITERS, COUNTER}, args);
+    /** @return acquire.lua's answer for one side */
+    private static List<Long> acquire(String side, String field, String sibling, long leaseMillis, String call,
+                                      String held) {
+        List<Object> reply = redis.eval(script("acquire.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK, LEASES, WRITERS, COUNTER}, side, Long.toString(leaseMillis), field, sibling, call, held,
+                Long.toString(PLACE));
         return reply.stream().map(Long.class::cast).toList();
     }
 

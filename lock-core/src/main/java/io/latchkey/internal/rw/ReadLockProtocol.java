@@ -1,11 +1,7 @@
 package io.latchkey.internal.rw;
 
-import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
-import io.lettuce.core.ScriptOutputType;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -16,7 +12,6 @@ import java.util.concurrent.CompletableFuture;
  */
 final class ReadLockProtocol extends ReadWriteSide {
 
-    private static final Script ACQUIRE = Script.load(ReadLockProtocol.class, "acquire-read.lua");
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     /**
@@ -25,14 +20,7 @@ final class ReadLockProtocol extends ReadWriteSide {
      * @param context the client's shared machinery
      */
     ReadLockProtocol(String name, ReadWriteKeys keys, LockContext context) {
-        super(name, "read", keys, context);
-    }
-
-    @Override
-    CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
-        return context.executor().eval(name(), ACQUIRE, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.leases(), keys.writers(), keys.fenceCounter()},
-                Long.toString(lease.millis()), field, sibling(field, "write"), call, held);
+        super(name, "read", "write", keys, context);
     }
 
     @Override

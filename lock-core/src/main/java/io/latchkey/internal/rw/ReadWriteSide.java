@@ -6,6 +6,7 @@ import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.TryResult;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
@@ -25,11 +26,17 @@ abstract class ReadWriteSide implements LockProtocol {
 
     /** Renews read and write holds alike, so the watchdog batches them together. */
     static final LeaseRenewer.Renewal RENEWAL = new LeaseRenewer.Renewal(Script.load(ReadWriteSide.class, "renew.lua"), 2);
+    private static final Script ACQUIRE = Script.load(ReadWriteSide.class, "acquire.lua");
     private static final Script RELEASE = Script.load(ReadWriteSide.class, "release.lua");
     private static final Script INSPECT = Script.load(ReadWriteSide.class, "inspect.lua");
+    /** The acquire script's answer to an owner that asks for the write lock and holds only the read lock. */
+    private static final long UPGRADE = -2L;
 
     private final String name;
     private final String side;
+    private final String otherSide;
+    /** How long a waiting writer's place lasts without a try: a dead writer holds readers back no longer. */
+    private final String placeMillis;
     /** The keys of the lock, as the scripts take them. */
     final ReadWriteKeys keys;
     /** The client's shared machinery. */
@@ -42,12 +49,15 @@ abstract class ReadWriteSide implements LockProtocol {
      * @param name the lock's name
      * @param side {@code read} or {@code write}: the scripts' name for the side, and the suffix
      *     of its hold fields
+     * @param otherSide the other one
      * @param keys the lock's keys
      * @param context the client's shared machinery
      */
-    ReadWriteSide(String name, String side, ReadWriteKeys keys, LockContext context) {
+    ReadWriteSide(String name, String side, String otherSide, ReadWriteKeys keys, LockContext context) {
         this.name = name;
         this.side = side;
+        this.otherSide = otherSide;
+        this.placeMillis = Long.toString(Math.max(1, context.config().watchdogTimeout().toMillis()));
         this.keys = keys;
         this.context = context;
         this.identity = new SideId(context.lockId(keys.lock()), side);
@@ -76,15 +86,28 @@ abstract class ReadWriteSide implements LockProtocol {
     }
 
     /**
-     * The side's acquire script, as {@link HoldCalls.Scripts#acquire} calls it.
+     * One try at this side, as {@link HoldCalls.Scripts#acquire} makes it.
      *
      * @param field the owner's field on this side
      * @param lease the lease
      * @param call the call's id
      * @param held '' or the token of the hold to re-enter
-     * @return the script's answer, as {@link HoldCalls.Scripts#acquire} wants it
+     * @return the script's answer, as {@link HoldCalls.Scripts#acquire} wants it; fails with
+     *     {@link IllegalMonitorStateException} if the owner asked for the write lock while it holds
+     *     only the read lock
      */
-    abstract CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held);
+    private CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
+        String sibling = field.substring(0, field.length() - side.length()) + otherSide;
+        return context.executor().<List<Object>>eval(name, ACQUIRE, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.leases(), keys.writers(), keys.fenceCounter()},
+                side, Long.toString(lease.millis()), field, sibling, call, held, placeMillis)
+                .thenApply(answer -> {
+                    if ((Long) answer.get(0) == UPGRADE) {
+                        throw LockExceptions.upgradeRefused(name);
+                    }
+                    return answer;
+                });
+    }
 
     /**
      * @param field the owner's field on this side
@@ -92,15 +115,6 @@ abstract class ReadWriteSide implements LockProtocol {
      */
     CompletableFuture<?> afterUndo(String field) {
         return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * @param field an owner's field on this side, {@code <clientId>:<ownerId>:<side>}
-     * @param otherSide the other side's name
-     * @return the same owner's field on the other side
-     */
-    final String sibling(String field, String otherSide) {
-        return field.substring(0, field.length() - side.length()) + otherSide;
     }
 
     private CompletableFuture<Long> release(String field, String call, String mode, String token) {

@@ -1,12 +1,10 @@
 package io.latchkey.internal.rw;
 
-import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -19,13 +17,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class WriteLockProtocol extends ReadWriteSide {
 
-    private static final Script ACQUIRE = Script.load(WriteLockProtocol.class, "acquire-write.lua");
     private static final Script ABANDON = Script.load(WriteLockProtocol.class, "abandon.lua");
-    /** The acquire script's answer to an owner that holds only the read lock. */
-    private static final long UPGRADE = -2L;
-
-    /** How long a waiting writer's place lasts without a try: a dead writer holds readers back no longer. */
-    private final String placeMillis;
 
     /**
      * @param name the lock's name
@@ -33,21 +25,7 @@ final class WriteLockProtocol extends ReadWriteSide {
      * @param context the client's shared machinery
      */
     WriteLockProtocol(String name, ReadWriteKeys keys, LockContext context) {
-        super(name, "write", keys, context);
-        this.placeMillis = Long.toString(Math.max(1, context.config().watchdogTimeout().toMillis()));
-    }
-
-    @Override
-    CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
-        return context.executor().<List<Object>>eval(name(), ACQUIRE, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.leases(), keys.writers(), keys.fenceCounter()},
-                Long.toString(lease.millis()), field, sibling(field, "read"), call, held, placeMillis)
-                .thenApply(answer -> {
-                    if ((Long) answer.get(0) == UPGRADE) {
-                        throw LockExceptions.upgradeRefused(name());
-                    }
-                    return answer;
-                });
+        super(name, "write", "read", keys, context);
     }
 
     /** Leaves the waiting writers; if the answer is lost, leaves them again as soon as Redis answers. */

@@ -1,6 +1,6 @@
 -- Takes a writer that gives up (its wait ran out, it was interrupted or cancelled) out of the
 -- waiting writers; readers held back by it alone are woken.
--- KEYS[1]  the lock hash (see acquire-read.lua)
+-- KEYS[1]  the lock hash (see acquire.lua)
 -- KEYS[2]  the leases: sorted set of hold field -> the end of its lease, in ms of Redis TIME
 -- KEYS[3]  the waiting writers: sorted set of writer field -> the end of its place
 -- KEYS[4]  the readers' channel: '*' wakes every waiting reader

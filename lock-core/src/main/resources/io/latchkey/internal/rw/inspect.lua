@@ -1,5 +1,5 @@
 -- Answers the queries of one side of a read-write lock in one round trip.
--- KEYS[1]  the lock hash (see acquire-read.lua)
+-- KEYS[1]  the lock hash (see acquire.lua)
 -- KEYS[2]  the leases: sorted set of hold field -> the end of its lease, in ms of Redis TIME
 -- ARGV[1]  the side: 'read' or 'write'
 -- ARGV[2]  an owner's field on that side, whose hold count to answer

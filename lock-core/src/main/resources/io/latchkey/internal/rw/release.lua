@@ -1,7 +1,7 @@
 -- Releases one level of a read or write hold of a read-write lock. Also settles a call whose
 -- answer was lost: completes a release, or undoes a grant, exactly once; ends a hold that its
 -- client gave up for lost; and ends holds whoever has them (forceUnlock).
--- KEYS[1]  the lock hash (see acquire-read.lua)
+-- KEYS[1]  the lock hash (see acquire.lua)
 -- KEYS[2]  the leases: sorted set of hold field -> the end of its lease, in ms of Redis TIME
 -- KEYS[3]  the waiting writers: sorted set of writer field -> the end of its place
 -- KEYS[4]  the writers' channel: an empty message wakes one waiting writer per client

@@ -1,5 +1,5 @@
 -- Renews the leases of many read and write holds of read-write locks in one round trip.
--- KEYS[2i-1] the lock hash of hold i (see acquire-read.lua)
+-- KEYS[2i-1] the lock hash of hold i (see acquire.lua)
 -- KEYS[2i]   its leases: sorted set of hold field -> the end of its lease, in ms of Redis TIME
 -- ARGV[1]    lease in milliseconds
 -- ARGV[i+1]  the field of hold i
