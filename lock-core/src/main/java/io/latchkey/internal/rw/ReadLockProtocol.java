@@ -1,7 +1,6 @@
 package io.latchkey.internal.rw;
 
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.wakeup.Wakeups;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -20,21 +19,11 @@ final class ReadLockProtocol extends ReadWriteSide {
      * @param context the client's shared machinery
      */
     ReadLockProtocol(String name, ReadWriteKeys keys, LockContext context) {
-        super(name, "read", "write", keys, context);
+        super(name, "read", "write", keys.readChannel(), keys, context);
     }
 
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         return DONE; // a reader that waits leaves no trace in Redis
-    }
-
-    @Override
-    public CompletableFuture<Wakeups> wakeups(long owner) {
-        return join(keys.readChannel());
-    }
-
-    @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
-        return joinIfSubscribed(keys.readChannel());
     }
 }

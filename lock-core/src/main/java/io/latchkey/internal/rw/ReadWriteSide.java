@@ -35,6 +35,8 @@ abstract class ReadWriteSide implements LockProtocol {
     private final String name;
     private final String side;
     private final String otherSide;
+    /** Where this side's waiters are woken. */
+    private final String channel;
     /** How long a waiting writer's place lasts without a try: a dead writer holds readers back no longer. */
     private final String placeMillis;
     /** The keys of the lock, as the scripts take them. */
@@ -50,13 +52,15 @@ abstract class ReadWriteSide implements LockProtocol {
      * @param side {@code read} or {@code write}: the scripts' name for the side, and the suffix
      *     of its hold fields
      * @param otherSide the other one
+     * @param channel where this side's waiters are woken
      * @param keys the lock's keys
      * @param context the client's shared machinery
      */
-    ReadWriteSide(String name, String side, String otherSide, ReadWriteKeys keys, LockContext context) {
+    ReadWriteSide(String name, String side, String otherSide, String channel, ReadWriteKeys keys, LockContext context) {
         this.name = name;
         this.side = side;
         this.otherSide = otherSide;
+        this.channel = channel;
         this.placeMillis = Long.toString(Math.max(1, context.config().watchdogTimeout().toMillis()));
         this.keys = keys;
         this.context = context;
@@ -148,13 +152,13 @@ abstract class ReadWriteSide implements LockProtocol {
         return identity;
     }
 
-    /** Joins the side's wake-up channel. */
-    final CompletableFuture<Wakeups> join(String channel) {
+    @Override
+    public final CompletableFuture<Wakeups> wakeups(long owner) {
         return context.subscriptions().join(channel, null);
     }
 
-    /** Joins the side's wake-up channel if it is subscribed here already. */
-    final Wakeups joinIfSubscribed(String channel) {
+    @Override
+    public final Wakeups wakeupsIfWaitedFor(long owner) {
         return context.subscriptions().joinIfSubscribed(channel, null);
     }
 

@@ -3,7 +3,6 @@ package io.latchkey.internal.rw;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
-import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.util.concurrent.CompletableFuture;
 
@@ -25,7 +24,7 @@ final class WriteLockProtocol extends ReadWriteSide {
      * @param context the client's shared machinery
      */
     WriteLockProtocol(String name, ReadWriteKeys keys, LockContext context) {
-        super(name, "write", "read", keys, context);
+        super(name, "write", "read", keys.channel(), keys, context);
     }
 
     /** Leaves the waiting writers; if the answer is lost, leaves them again as soon as Redis answers. */
@@ -49,15 +48,5 @@ final class WriteLockProtocol extends ReadWriteSide {
         return context.executor().eval(name(), ABANDON, ScriptOutputType.INTEGER,
                 new String[] {keys.lock(), keys.leases(), keys.writers(), keys.readChannel()},
                 field, context.publishCommand());
-    }
-
-    @Override
-    public CompletableFuture<Wakeups> wakeups(long owner) {
-        return join(keys.channel());
-    }
-
-    @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
-        return joinIfSubscribed(keys.channel());
     }
 }
