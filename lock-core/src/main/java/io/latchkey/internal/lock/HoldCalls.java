@@ -16,13 +16,12 @@ import java.util.function.Supplier;
 /**
  * The calls that change an owner's hold count in a lock hash, for the lock kinds whose holds
  * are such a count (plain, fair, and both sides of the read-write lock), and what keeps the
- * client's record of a hold in step with
- * it: a grant's token and confirmed lease, renewals, and a hold given up for lost ended in Redis
- * too. Each call goes after the owner's earlier calls on the lock
- * ({@link UnsettledCalls}), carries an id that the scripts remember beside the hold, is settled
- * when its answer is lost, and keeps the watchdog in step: a grant's renewal records the level
- * with its lease (the acquire loop starts it), and a level stops counting for renewal the moment
- * its release is asked for. Thread-safe.
+ * client's record of a hold in step with it: a grant's token and confirmed lease, renewals, and a
+ * hold given up for lost ended in Redis too. Each call goes after the owner's earlier calls on
+ * the lock, whatever its hold's field ({@link UnsettledCalls}), carries an id that the scripts
+ * remember beside the hold, is settled when its answer is lost, and keeps the watchdog in step: a
+ * grant's renewal records the level with its lease (the acquire loop starts it), and a level
+ * stops counting for renewal the moment its release is asked for. Thread-safe.
  */
 public final class HoldCalls {
 
