@@ -16,8 +16,14 @@ import java.util.concurrent.locks.ReadWriteLock;
  *       lock and asks for the write lock gets {@link IllegalMonitorStateException} at once,
  *       instead of waiting for itself forever.
  *   <li><b>One token sequence per name,</b> shared by read and write holds: a writer's token
- *       exceeds every earlier reader's.
+ *       exceeds every earlier reader's. An owner's read hold and write hold are two holds, each
+ *       with its own token and lease.
+ *   <li><b>Each side answers for itself:</b> {@code readLock().isLocked()} is true while anyone
+ *       reads, {@code writeLock().isLocked()} while anyone writes; {@code remainingLease()} is the
+ *       longest lease of that side; {@code forceUnlock()} ends the write hold, or every read hold.
  * </ul>
+ * <p>Writers are preferred: while writers keep coming, readers wait. A waiting writer whose process
+ * died holds new readers back for at most the watchdog lease after its last try.
  *
  * <p>Thread-safe; a cheap view, like every lock of {@link LockClient}.
  */

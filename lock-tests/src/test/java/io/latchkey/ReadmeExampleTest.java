@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Test;
  * {@link #readmeExample(String)} is the README's example line for line, except that the URI is a
  * parameter and the critical section records that it ran; the body of
  * {@link #readmeFencingExample(LockClient, RedisCommands, AtomicBoolean)} is the fencing example,
- * and the script it shows is the one the fencing tests run.
+ * and the script it shows is the one the fencing tests run; the body of
+ * {@link #readmeReadWriteExample(LockClient, AtomicBoolean, AtomicBoolean)} is the read-write
+ * lock's example.
  */
 class ReadmeExampleTest {
 
@@ -99,6 +101,33 @@ class ReadmeExampleTest {
             assertFalse(client.getLock("stock:42").isLocked(), "the example leaves no lock behind");
         } finally {
             raw.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    private static void readmeReadWriteExample(LockClient client, AtomicBoolean read, AtomicBoolean wrote) {
+        DistributedReadWriteLock prices = client.getReadWriteLock("prices:eu");
+        prices.readLock().lock();                           // shared with every other reader
+        try {
+            // read; writers wait
+            read.set(prices.readLock().isHeldByCurrentThread()); // not in the README
+        } finally {
+            prices.readLock().unlock();
+        }
+        try (LockHold hold = prices.writeLock().acquire()) { // alone: no reader, no other writer
+            // write, fenced with hold.fencingToken() where it matters
+            wrote.set(hold.fencingToken() > 0 && !prices.readLock().isLocked()); // not in the README
+        }
+    }
+
+    @Test
+    void readmeReadWriteExampleReadsThenWritesAndReleasesBoth() {
+        try (LockClient client = LockClient.create(redis.uri())) {
+            AtomicBoolean read = new AtomicBoolean();
+            AtomicBoolean wrote = new AtomicBoolean();
+            readmeReadWriteExample(client, read, wrote);
+            assertTrue(read.get() && wrote.get(), "the example read, then wrote alone");
+            DistributedReadWriteLock observer = client.getReadWriteLock("prices:eu");
+            assertFalse(observer.readLock().isLocked() || observer.writeLock().isLocked(), "the example leaves no lock behind");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.latchkey.benchmarks;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
@@ -8,7 +9,10 @@ import io.latchkey.SemaphorePermit;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-/** Latchkey through its public API only: {@link LockClient}, {@link DistributedLock}. */
+/**
+ * Latchkey through its public API only: {@link LockClient}, {@link DistributedLock},
+ * {@link DistributedReadWriteLock}.
+ */
 final class LatchkeyBackend implements LockBackend {
 
     /** LockConfig wants the command timeout under half the lease; short leases get a shorter one. */
@@ -62,6 +66,12 @@ final class LatchkeyBackend implements LockBackend {
     @Override
     public BenchLock fair(String name) {
         return new Lock(client.getFairLock(name));
+    }
+
+    @Override
+    public ReadWrite readWrite(String name) {
+        DistributedReadWriteLock lock = client.getReadWriteLock(name);
+        return new ReadWrite(new Lock(lock.readLock()), new Lock(lock.writeLock()));
     }
 
     @Override

@@ -34,7 +34,22 @@ public interface LockBackend extends AutoCloseable {
      */
     BenchSemaphore semaphore(String name, int permits);
 
+    /**
+     * @param name the lock's name
+     * @return the read lock and the write lock of one read-write lock
+     */
+    ReadWrite readWrite(String name);
+
     /** Closes every connection this backend opened. */
     @Override
     void close();
+
+    /**
+     * The two sides of one read-write lock.
+     *
+     * @param read the shared lock
+     * @param write the exclusive lock
+     */
+    record ReadWrite(BenchLock read, BenchLock write) {
+    }
 }

@@ -10,6 +10,7 @@ import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RReadWriteLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.config.TransportMode;
@@ -74,6 +75,12 @@ final class RedissonBackend implements LockBackend {
     @Override
     public BenchLock fair(String name) {
         return new Lock(client.getFairLock(name));
+    }
+
+    @Override
+    public ReadWrite readWrite(String name) {
+        RReadWriteLock lock = client.getReadWriteLock(name);
+        return new ReadWrite(new Lock(lock.readLock()), new Lock(lock.writeLock()));
     }
 
     @Override

@@ -99,6 +99,10 @@ final class Scenario {
                         OptionalDouble.of(2.5), "acquisitions").withSpring(),
                 fair(8), fair(32),
                 fairQueue(1), fairQueue(100), fairQueue(1000),
+                // The read-write lock is in lock-core, as the plain lock is. The issue sets no target.
+                new Scenario("read-write-8", "read-write lock, 8 threads, 90 % reads",
+                        ReadWriteBenchmark.class, "readMostly", 8, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                        none, "acquisitions"),
                 new Scenario("redlock", "RedLock over 3 masters, lock()+unlock(), 1 thread",
                         RedLockBenchmark.class, "lockUnlock", 1, Map.of(), Kind.RED, Shape.THROUGHPUT,
                         OptionalDouble.of(4), "acquisitions"),

@@ -17,7 +17,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * a lock is held, as their watchdogs do.
  *
  * <p>It expresses the plain lock only, taken and released by the calling thread: no fair lock,
- * no RedLock, no leased semaphore, no owner other than a thread and no "is it locked" query.
+ * no RedLock, no leased semaphore, no read-write lock, no owner other than a thread and no "is it locked" query.
  * Those calls throw {@link UnsupportedOperationException}, and the suite runs Spring only in the
  * scenarios that need none of them ({@link Scenario#libraries}). The registry queues the threads
  * of one JVM on a local {@code ReentrantLock} per key before they go to Redis.
@@ -60,6 +60,11 @@ final class SpringBackend implements LockBackend {
     @Override
     public BenchSemaphore semaphore(String name, int permits) {
         throw new UnsupportedOperationException("Spring's RedisLockRegistry has no semaphore");
+    }
+
+    @Override
+    public ReadWrite readWrite(String name) {
+        throw new UnsupportedOperationException("Spring's RedisLockRegistry has no read-write lock");
     }
 
     @Override

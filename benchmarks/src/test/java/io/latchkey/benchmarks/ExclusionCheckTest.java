@@ -62,6 +62,37 @@ class ExclusionCheckTest {
     }
 
     @Test
+    void readersShareASlotAndCountAsAcquisitionsWithoutTheWritersCounter() {
+        ExclusionCheck check = new ExclusionCheck(1);
+        check.enterShared(0);
+        check.enterShared(0);
+        check.exitShared(0);
+        check.exitShared(0);
+        check.enter(0);
+        check.exit(0);
+
+        assertEquals(3, check.verify(), "two reads and one write, the write counted under the lock");
+        assertEquals(3, check.acquisitions());
+    }
+
+    @Test
+    void aWriterInsideWithAReaderFailsLoudlyEitherWayRound() {
+        ExclusionCheck writerFirst = new ExclusionCheck(1);
+        writerFirst.enter(0);
+        IllegalStateException readerJoins = assertThrows(IllegalStateException.class, () -> writerFirst.enterShared(0));
+
+        ExclusionCheck readerFirst = new ExclusionCheck(1);
+        readerFirst.enterShared(0);
+        IllegalStateException writerJoins = assertThrows(IllegalStateException.class, () -> readerFirst.enter(0));
+
+        assertTrue(readerJoins.getMessage().contains("a reader inside the critical section of lock slot 0 with a writer"),
+                readerJoins.getMessage());
+        assertTrue(writerJoins.getMessage().contains("a writer inside the critical section of lock slot 0 with readers"),
+                writerJoins.getMessage());
+        assertThrows(IllegalStateException.class, readerFirst::verify);
+    }
+
+    @Test
     void sharedCounterCountsAcrossMappingsOfTheSameFile(@TempDir Path dir) throws Exception {
         Path file = Files.createFile(dir.resolve("counter.bin"));
         SharedCounter first = SharedCounter.map(file);

@@ -48,7 +48,10 @@ import org.junit.jupiter.api.function.Executable;
  * The semantics every lock kind honours (the table in API.md), as one test per row, in the
  * manner of Curator's {@code TestInterProcessMutexBase}. A subclass says where Redis is, how to
  * get its kind of lock, and how to take Redis away and bring it back; everything else is checked
- * through the public API only, so the same assertions hold for the plain, fair and Red lock.
+ * through the public API only, so the same assertions hold for the plain, fair and Red lock, and
+ * for both sides of the read-write lock. Where another owner must hold the lock, or must be kept
+ * out by a hold, the test uses the kind's {@link #rival rival}: the same kind's lock, except for a
+ * lock that owners share (the read lock), whose rival is one that excludes it (the write lock).
  *
  * <p>Every test uses a lock name of its own and closes the clients and threads it made. Clients
  * use short timings ({@link #WATCHDOG_TIMEOUT}, {@link #COMMAND_TIMEOUT}) so that leases run out
@@ -101,6 +104,20 @@ public abstract class DistributedLockContract {
      * @return the lock kind under test, e.g. {@code client.getLock(name)}
      */
     protected abstract DistributedLock lock(LockClient client, String name);
+
+    /**
+     * A lock of the same name that cannot be held beside the lock under test by another owner:
+     * by default the same kind's lock. Rows that need "someone else holds it" hold this one, and
+     * rows that check that a hold excludes others try to take it. A kind whose lock is shared
+     * (the read lock of a read-write lock) returns one that excludes it (the write lock).
+     *
+     * @param client a client made by {@link #newClient()}
+     * @param name the lock name
+     * @return the rival lock
+     */
+    protected DistributedLock rival(LockClient client, String name) {
+        return lock(client, name);
+    }
 
     /** Makes Redis unreachable for this lock kind (e.g. kill -9 every server it uses). */
     protected abstract void killRedis();
@@ -218,7 +235,7 @@ public abstract class DistributedLockContract {
         assertHoldsFor(WATCHDOG_TIMEOUT.multipliedBy(2).plusMillis(300), "the renewed hold stays",
                 () -> observer.isLocked() && isPositive(observer.remainingLease()));
         assertTrue(lock.isHeldByCurrentThread());
-        assertFalse(observer.tryLock(), "another client cannot take a renewed lock");
+        assertFalse(rival(newClient(), name).tryLock(), "another client cannot take a renewed lock");
 
         lock.unlock();
         assertFalse(observer.isLocked(), "the last unlock frees the lock");
@@ -251,11 +268,12 @@ public abstract class DistributedLockContract {
     void closingTheClientStopsRenewalSoTheLeaseRunsOut() throws Exception {
         LockClient holderClient = newClient();
         DistributedLock held = lock(holderClient, name);
-        DistributedLock other = lock(newClient(), name);
+        LockClient otherClient = newClient();
+        DistributedLock other = rival(otherClient, name);
 
         held.lock();
         holderClient.close();
-        assertTrue(other.isLocked(), "close() releases nothing: the hold lasts until its lease runs out");
+        assertTrue(lock(otherClient, name).isLocked(), "close() releases nothing: the hold lasts until its lease runs out");
 
         long start = System.nanoTime();
         assertTrue(other.tryLock(WATCHDOG_TIMEOUT.multipliedBy(4)),
@@ -272,7 +290,8 @@ public abstract class DistributedLockContract {
     @Test
     void fixedLeaseRunsOutAndIsNeverRenewed() {
         DistributedLock lock = lock(newClient(), name);
-        DistributedLock other = lock(newClient(), name);
+        LockClient otherClient = newClient();
+        DistributedLock other = lock(otherClient, name);
         Duration lease = Duration.ofMillis(300);
 
         long start = System.nanoTime();
@@ -286,12 +305,13 @@ public abstract class DistributedLockContract {
         long lasted = millisSince(start);
         assertTrue(lasted >= lease.toMillis() - 50, "the hold ended before its lease: " + lasted + " ms");
 
-        assertTrue(other.tryLock(), "the expired lock is free for another client");
+        DistributedLock rival = rival(otherClient, name);
+        assertTrue(rival.tryLock(), "the expired lock is free for another client");
         assertThrows(IllegalMonitorStateException.class, lock::unlock,
                 "the expired holder no longer owns the lock");
-        assertTrue(other.isHeldByCurrentThread());
-        assertEquals(1, other.getHoldCount());
-        other.unlock();
+        assertTrue(rival.isHeldByCurrentThread());
+        assertEquals(1, rival.getHoldCount());
+        rival.unlock();
     }
 
     @Test
@@ -324,7 +344,7 @@ public abstract class DistributedLockContract {
         assertEquals(1, lock.getHoldCount());
         assertTrue(lock.isHeldByCurrentThread());
         assertTrue(other.isLocked(), "one hold left keeps the lock");
-        assertFalse(other.tryLock());
+        assertFalse(rival(newClient(), name).tryLock());
 
         lock.unlock();
         assertEquals(0, lock.getHoldCount());
@@ -419,7 +439,7 @@ public abstract class DistributedLockContract {
         assertFalse(sameNameOtherClient.isHeldBy(owner));
         assertTrue(lock.isHeldBy(owner));
 
-        assertFalse(sameNameOtherClient.tryLock(), "the lock is still held");
+        assertFalse(rival(newClient(), name).tryLock(), "the lock is still held");
         lock.unlockAsync(owner).get(5, TimeUnit.SECONDS);
         assertFalse(lock.isLocked());
     }
@@ -441,7 +461,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void waiterIsWokenByTheUnlockMessage() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         OwnerThread waiter = newOwnerThread("waiter");
         AtomicLong acquiredAt = new AtomicLong();
@@ -469,7 +489,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void waiterNoticesAnExpiredLeaseWithoutAMessage() throws Exception {
-        DistributedLock held = lock(newClient(), name);
+        DistributedLock held = rival(newClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         Duration lease = Duration.ofMillis(500);
 
@@ -487,7 +507,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void tryLockReturnsFalseOnceTheWaitRunsOut() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
 
         held.lock();
@@ -554,7 +574,7 @@ public abstract class DistributedLockContract {
         assertTrue(lock.tryLock(Long.MIN_VALUE, TimeUnit.DAYS), "a free lock is taken at once");
         lock.unlock();
 
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         held.lock();
         long start = System.nanoTime();
         assertFalse(lock.tryLock(-1, TimeUnit.SECONDS));
@@ -594,7 +614,7 @@ public abstract class DistributedLockContract {
     }
 
     private void assertInterruptLeavesNoHold(InterruptibleAcquire acquire) throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         DistributedLock thirdParty = lock(newClient(), name);
         OwnerThread waiter = newOwnerThread("waiter");
@@ -643,7 +663,7 @@ public abstract class DistributedLockContract {
     }
 
     private void assertNotInterruptible(UninterruptibleAcquire acquire) throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         OwnerThread waiter = newOwnerThread("waiter");
         CountDownLatch started = new CountDownLatch(1);
@@ -858,7 +878,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void cancellingAPendingLockAsyncLeavesNoHold() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         DistributedLock thirdParty = lock(newClient(), name);
         long owner = newOwnerId();
@@ -878,7 +898,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void tryLockAsyncAnswersFalseWhenHeldAndTrueWhenFree() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         long owner = newOwnerId();
 
@@ -910,9 +930,9 @@ public abstract class DistributedLockContract {
 
     @Test
     void forceUnlockDeletesAHeldLockAndWakesAWaiter() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
-        DistributedLock operator = lock(newClient(), name);
+        DistributedLock operator = rival(newClient(), name);
         OwnerThread waiter = newOwnerThread("waiter");
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
@@ -1051,7 +1071,7 @@ public abstract class DistributedLockContract {
         assertFalse(hold.leaseLost().isDone());
         assertTrue(lock.isHeldByCurrentThread());
         assertEquals(1, lock.getHoldCount());
-        assertFalse(other.tryLock(), "the hold excludes other clients");
+        assertFalse(rival(newClient(), name).tryLock(), "the hold excludes other clients");
         assertNotHeldRatherThanLost(() -> intruder.run(lock::unlock), "another thread does not own the hold");
         assertTrue(hold.isValid());
 
@@ -1115,7 +1135,7 @@ public abstract class DistributedLockContract {
         assertEquals(2, lock.getHoldCount(), "closing a re-entry's handle releases one level");
         assertFalse(second.isValid(), "the closed handle is invalid");
         assertTrue(first.isValid() && third.isValid(), "the hold's other handles stay valid");
-        assertFalse(other.tryLock());
+        assertFalse(rival(newClient(), name).tryLock());
 
         second.close();
         assertEquals(2, lock.getHoldCount(), "a second close() of the same handle does nothing");
@@ -1265,7 +1285,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void aWaitingAcquireIsWokenByTheReleaseAndItsHoldGetsAGreaterToken() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newHolderClient(), name);
         OwnerThread waiter = newOwnerThread("waiter");
         CountDownLatch started = new CountDownLatch(1);
@@ -1298,7 +1318,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void tryAcquireAnswersEmptyWhenHeldElsewhereForTheWholeWaitAndAHoldWhenFree() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         long owner = newOwnerId();
 
@@ -1375,7 +1395,7 @@ public abstract class DistributedLockContract {
 
     @Test
     void cancellingAPendingAcquireAsyncLeavesNoHold() throws Exception {
-        DistributedLock held = lock(newHolderClient(), name);
+        DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
         DistributedLock thirdParty = lock(newClient(), name);
         long[] owners = {newOwnerId(), newOwnerId(), newOwnerId()};

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
@@ -28,8 +29,9 @@ import org.junit.jupiter.api.Test;
 /**
  * ACL users given in the URI ({@code redis://user:password@host}): a user allowed only the
  * commands Latchkey sends, on its own keys and unlock channels, can use every plain-lock
- * operation; a wrong password fails at {@code create} and a missing permission at first use,
- * each with a message that says so.
+ * operation, and with the read-write lock's few more every read-write lock operation; a wrong
+ * password fails at {@code create} and a missing permission at first use, each with a message
+ * that says so.
  */
 class AclTest {
 
@@ -50,6 +52,14 @@ class AclTest {
             "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+incr", "+pexpire", "+pttl", "+del", "+publish",
             "+subscribe", "+unsubscribe");
 
+    /**
+     * What the read-write lock's scripts send besides: Redis {@code TIME} (each hold's lease ends
+     * by Redis's clock), and the sorted sets of the holds' leases and of the waiting writers.
+     */
+    static final List<String> READ_WRITE_LOCK_RULES = List.of(
+            "+time", "+zadd", "+zrem", "+zscore", "+zcount", "+zrange", "+zrangebyscore", "+zrevrangebyscore",
+            "+zremrangebyscore");
+
     private static RedisServer redis;
 
     private final List<LockClient> clients = new ArrayList<>();
@@ -68,6 +78,10 @@ class AclTest {
         rulesOf01.set(2, "locker01");
         rulesOf01.removeAll(List.of("+hset", "+hdel", "+incr"));
         redis.command(rulesOf01.toArray(String[]::new));
+        List<String> readWrite = new ArrayList<>(setUser);
+        readWrite.set(2, "rw-locker");
+        readWrite.addAll(READ_WRITE_LOCK_RULES);
+        redis.command(readWrite.toArray(String[]::new));
         List<String> rulesBeforeFencing = new ArrayList<>(setUser);
         rulesBeforeFencing.set(2, "locker-unfenced");
         rulesBeforeFencing.remove("+incr");
@@ -118,6 +132,31 @@ class AclTest {
         waiter.get(5, TimeUnit.SECONDS);
         assertTrue(held.forceUnlock());
         assertFalse(awaited.isLocked());
+    }
+
+    @Test
+    void aUserAllowedTheReadWriteLocksCommandsTooCanUseEveryReadWriteLockOperation() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        Duration lease = Duration.ofMillis(2500);
+        DistributedReadWriteLock reading = connect("rw-locker", "s3cret", lease).getReadWriteLock(name);
+        DistributedReadWriteLock writing = connect("rw-locker", "s3cret", lease).getReadWriteLock(name);
+
+        reading.readLock().lockAsync(1).get(5, TimeUnit.SECONDS);
+        assertTrue(reading.readLock().isHeldBy(1));
+        assertTrue(writing.readLock().remainingLease().toMillis() > 0);
+        CompletableFuture<Void> writer = writing.writeLock().lockAsync(2);
+        // The watchdog's renewal script runs as this user too, and the writer keeps its place.
+        await().during(lease.multipliedBy(3).dividedBy(2)).atMost(lease.multipliedBy(3))
+                .until(() -> writing.readLock().isLocked() && !writer.isDone());
+        assertFalse(reading.readLock().tryLockAsync(Duration.ofMillis(100), lease, 3).get(5, TimeUnit.SECONDS),
+                "a new reader waits behind the waiting writer");
+
+        reading.readLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
+        writer.get(5, TimeUnit.SECONDS);
+        assertFalse(reading.writeLock().tryLockAsync(Duration.ofMillis(100), lease, 4).get(5, TimeUnit.SECONDS),
+                "a writer that gives up leaves the waiting writers");
+        assertTrue(reading.writeLock().forceUnlock());
+        assertFalse(writing.writeLock().isLocked());
     }
 
     @Test

@@ -17,6 +17,7 @@ import io.latchkey.internal.multi.MultiHolds;
 import io.latchkey.internal.multi.MultiLock;
 import io.latchkey.internal.semaphore.LeasedSemaphore;
 import io.latchkey.internal.semaphore.SemaphoreProtocol;
+import io.latchkey.internal.rw.ReadWriteLockFacade;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
@@ -134,8 +135,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
-        requireName(name);
-        throw new UnsupportedOperationException("read-write lock: not built yet");
+        return new ReadWriteLockFacade(requireName(name), kindContext.lockContext());
     }
 
     @Override

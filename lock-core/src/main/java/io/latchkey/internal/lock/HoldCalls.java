@@ -7,6 +7,7 @@ import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
+import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import java.util.List;
 import java.util.Optional;
@@ -21,13 +22,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The calls that change an owner's hold count in a lock hash, for the lock kinds whose holds
- * are such a count (plain and fair), and what keeps the client's record of a hold in step with
- * it: a grant's token and confirmed lease, renewals, and a hold given up for lost ended in Redis
- * too. Each call goes after the owner's earlier calls on the lock
- * ({@link UnsettledCalls}), carries an id that the scripts remember beside the hold, is settled
- * when its answer is lost, and keeps the watchdog in step: a grant's renewal records the level
- * with its lease (the acquire loop starts it), and a level stops counting for renewal the moment
- * its release is asked for. Thread-safe.
+ * are such a count (plain, fair, and both sides of the read-write lock), and what keeps the
+ * client's record of a hold in step with it: a grant's token and confirmed lease, renewals, and a
+ * hold given up for lost ended in Redis too. Each call goes after the owner's earlier calls on
+ * the lock, whatever its hold's field ({@link UnsettledCalls}), carries an id that the scripts
+ * remember beside the hold, is settled when its answer is lost, and keeps the watchdog in step: a
+ * grant's renewal records the level with its lease (the acquire loop starts it), and a level
+ * stops counting for renewal the moment its release is asked for. Thread-safe.
  */
 public final class HoldCalls {
 
@@ -39,19 +40,42 @@ public final class HoldCalls {
     private final String name;
     private final String lock;
     private final LockContext context;
+    private final Layout layout;
     private final Scripts scripts;
 
     /**
+     * For a lock whose owners each have one hold, a field of the lock hash that
+     * {@link LeaseRenewer#LOCK_HASH} renews.
+     *
      * @param name the lock's name, for messages
      * @param lock the lock hash
      * @param context the client's shared machinery
      * @param scripts the lock kind's acquire and release scripts
      */
     public HoldCalls(String name, String lock, LockContext context, Scripts scripts) {
+        this(name, context, Layout.lockHash(lock), scripts);
+    }
+
+    /**
+     * @param name the lock's name, for messages
+     * @param context the client's shared machinery
+     * @param layout the field of an owner's hold and how the watchdog renews it
+     * @param scripts the lock kind's acquire and release scripts
+     */
+    public HoldCalls(String name, LockContext context, Layout layout, Scripts scripts) {
         this.name = name;
-        this.lock = lock;
+        this.lock = layout.lock();
         this.context = context;
+        this.layout = layout;
         this.scripts = scripts;
+    }
+
+    /**
+     * @param owner the owner id
+     * @return the owner's field of this kind of hold in the lock hash, as the scripts get it
+     */
+    public String field(long owner) {
+        return context.field(owner) + layout.fieldSuffix();
     }
 
     /**
@@ -87,7 +111,7 @@ public final class HoldCalls {
      * quorum, and its masters are independent servers that need not have replicas.
      */
     private CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, String held) {
-        String field = context.field(owner);
+        String field = field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
         Optional<ReplicaAcknowledgement> acknowledgement = FRESH.equals(held) ? Optional.empty()
@@ -172,7 +196,7 @@ public final class HoldCalls {
      * @param token the lost hold's token
      */
     public void endLost(long owner, long token) {
-        String field = context.field(owner);
+        String field = field(owner);
         String call = context.unsettled().nextCallId();
         context.unsettled().settleLater(context.hold(lock, owner), "end of lost hold " + token,
                 () -> scripts.end(field, call, token));
@@ -215,7 +239,7 @@ public final class HoldCalls {
                 }
             });
             long leaseNanos = context.renewer().lease().toNanos();
-            context.renewer().granted(context.executor(), lock, field, lease.renewed(), count, new LeaseListener() {
+            LeaseListener listener = new LeaseListener() {
                 @Override
                 public void leaseLost(String key, String field) {
                     hold.lose("a renewal found it gone from Redis", false);
@@ -225,7 +249,9 @@ public final class HoldCalls {
                 public void leaseRenewed(String key, String field, long sentAtNanos) {
                     hold.confirm(sentAtNanos + leaseNanos);
                 }
-            });
+            };
+            context.renewer().granted(context.executor(), layout.renewal(), layout.renewalKeys(), field, lease.renewed(),
+                    count, listener);
         }
     }
 
@@ -239,7 +265,7 @@ public final class HoldCalls {
      *     owner held nothing, in which case nothing changed
      */
     public CompletableFuture<Void> release(long owner) {
-        String field = context.field(owner);
+        String field = field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
@@ -273,6 +299,42 @@ public final class HoldCalls {
             }
             return null;
         });
+    }
+
+    /**
+     * Where an owner's hold lies in the lock hash, and how the watchdog renews it.
+     *
+     * @param fieldSuffix appended to the owner's field {@code <clientId>:<ownerId>}: empty where an
+     *     owner has one hold of the lock, else what tells its holds of one lock apart (the read and
+     *     the write hold of a read-write lock); the scripts keep {@code :call} and {@code :token}
+     *     beside the field so made
+     * @param renewal the script that renews such holds
+     * @param renewalKeys the keys {@code renewal} takes per hold, the lock hash first
+     */
+    public record Layout(String fieldSuffix, LeaseRenewer.Renewal renewal, List<String> renewalKeys) {
+
+        /**
+         * @param fieldSuffix see above
+         * @param renewal see above
+         * @param renewalKeys see above: as many as {@code renewal} takes per hold, which the
+         *     watchdog checks at each grant
+         */
+        public Layout {
+            renewalKeys = List.copyOf(renewalKeys);
+        }
+
+        /**
+         * @param lock the lock hash
+         * @return one hold per owner, the field {@code <clientId>:<ownerId>}, renewed by {@link LeaseRenewer#LOCK_HASH}
+         */
+        public static Layout lockHash(String lock) {
+            return new Layout("", LeaseRenewer.LOCK_HASH, List.of(lock));
+        }
+
+        /** @return the lock hash */
+        public String lock() {
+            return renewalKeys.get(0);
+        }
     }
 
     /** The scripts of a lock kind whose holds are a count in the lock hash. */

@@ -21,8 +21,10 @@
  *       {@link io.latchkey.internal.lock.LockProtocol}. A new kind implements those and touches
  *       neither the loop nor the facade.</li>
  *   <li>{@link io.latchkey.internal.lock.HoldCalls}: for kinds whose holds are a count in a lock
- *       hash (plain, fair): every call carries an id the scripts remember, and one whose answer
- *       was lost is settled by {@link io.latchkey.internal.lock.UnsettledCalls}.</li>
+ *       hash (plain, fair, both sides of the read-write lock, each hold a field its
+ *       {@link io.latchkey.internal.lock.HoldCalls.Layout} names): every call carries an id the
+ *       scripts remember, and one whose answer was lost is settled by
+ *       {@link io.latchkey.internal.lock.UnsettledCalls}.</li>
  *   <li>{@link io.latchkey.internal.lock.LockKeys}: the Redis names of one lock, all in one
  *       Cluster slot whatever the name.</li>
  * </ul>

@@ -187,6 +187,18 @@ public final class LockExceptions {
     }
 
     /**
+     * @param lock the read-write lock's name
+     * @return what an owner that holds only the read lock gets when it asks for the write lock:
+     *     it would wait for its own read hold to end, for ever
+     */
+    public static IllegalMonitorStateException upgradeRefused(String lock) {
+        return new IllegalMonitorStateException("the write lock of read-write lock '" + lock + "' was asked for by an "
+                + "owner that holds its read lock and not its write lock: an upgrade would wait for itself, so it is "
+                + "refused; release the read lock first (the other way round works: a writer may take the read lock, then "
+                + "release the write lock)");
+    }
+
+    /**
      * @param lock the lock's name
      * @param owner the owner that released it
      * @param cause why the release did not complete: its answer was lost, or Redis refused it for

@@ -73,10 +73,15 @@ final class ChannelWaiters {
 
     /**
      * An empty message wakes the oldest waiter that is still waiting; a message naming a waiter
-     * wakes that one only, if it waits here.
+     * wakes that one only, if it waits here; {@link UnlockSubscriptions#EVERY_WAITER} wakes every
+     * waiter here, each as by a message of its own.
      */
     void signal(String message) {
         sequence.incrementAndGet();
+        if (UnlockSubscriptions.EVERY_WAITER.equals(message)) {
+            pending.forEach(PendingWake::signal);
+            return;
+        }
         boolean addressed = message != null && !message.isEmpty();
         for (Iterator<PendingWake> it = pending.iterator(); it.hasNext(); ) {
             PendingWake wake = it.next();

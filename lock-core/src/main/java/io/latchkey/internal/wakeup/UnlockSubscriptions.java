@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * Reference-counted subscriptions to unlock channels, all carried by one pub/sub connection.
  *
  * <p>The first waiter on a channel subscribes, the last one to leave unsubscribes, at once or,
- * where a linger is set, only if no waiter came back within it (a hot lock keeps its channel). A message
- * wakes as few local waiters as can use it: the one it names, or else the longest-waiting one.
+ * where a linger is set, only if no waiter came back within it (a hot lock keeps its channel). A
+ * message wakes as few local waiters as can use it: the one it names, or else the longest-waiting
+ * one; {@value #EVERY_WAITER} wakes them all, for waiters that can all go at once (the readers of
+ * a read-write lock).
  * When the connection re-subscribes after a reconnect, every waiter of that channel is woken to
  * re-check the lock, because messages sent while it was away are lost; a channel it re-subscribes
  * that no waiter here wants any more is unsubscribed. Thread-safe.
@@ -30,6 +32,12 @@ import org.slf4j.LoggerFactory;
 public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(UnlockSubscriptions.class);
+
+    /**
+     * The message that wakes every local waiter of its channel. No waiter is named so: a name is
+     * an owner field, {@code <clientId>:<ownerId>}.
+     */
+    public static final String EVERY_WAITER = "*";
 
     private final SubscriptionCommands commands;
     private final Timer timer;

@@ -60,6 +60,30 @@ class UnlockSubscriptionsTest {
     }
 
     @Test
+    void theEveryWaiterMessageWakesEveryWaiterOfItsChannelAndNoOther() {
+        List<CompletableFuture<Void>> waits = List.of(park(null), park(null), park("named"));
+        Wakeups elsewhere = subscriptions.join("another-channel", null).join();
+        CompletableFuture<Void> otherChannel = elsewhere.await(elsewhere.sequence(), ONE_MINUTE);
+
+        subscriptions.message(CHANNEL, UnlockSubscriptions.EVERY_WAITER);
+
+        assertEquals(List.of(true, true, true), ended(waits), "readers that can all go wake all at once");
+        assertFalse(otherChannel.isDone());
+    }
+
+    @Test
+    void theEveryWaiterMessageAlsoEndsTheNextWaitOfAWaiterThatWasTrying() {
+        Wakeups trying = subscriptions.join(CHANNEL, null).join();
+        long seen = trying.sequence();
+        CompletableFuture<Void> parked = park(null);
+
+        subscriptions.message(CHANNEL, UnlockSubscriptions.EVERY_WAITER);
+
+        assertTrue(parked.isDone());
+        assertTrue(trying.await(seen, ONE_MINUTE).isDone(), "the message came during the try: it must not be lost");
+    }
+
+    @Test
     void aMessageOnAnotherChannelWakesNobody() {
         CompletableFuture<Void> waiting = park(null);
 

@@ -1,0 +1,222 @@
+package io.latchkey.internal.rw;
+
+import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.internal.lock.HoldCalls;
+import io.latchkey.internal.lock.LeaseTerm;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.lock.LockProtocol;
+import io.latchkey.internal.lock.TryResult;
+import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Script;
+import io.latchkey.internal.time.Ticker;
+import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.internal.watchdog.LeaseRenewer;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the read and the write side of one read-write lock share: holds counted in the lock hash
+ * ({@link HoldCalls}), each with a lease of its own in the leases set, released, settled and
+ * renewed by the same scripts; and the queries, which answer for one side. Thread-safe; never
+ * blocks.
+ */
+abstract class ReadWriteSide implements LockProtocol {
+
+    /** Renews read and write holds alike, so the watchdog batches them together. */
+    static final LeaseRenewer.Renewal RENEWAL = new LeaseRenewer.Renewal(Script.load(ReadWriteSide.class, "renew.lua"), 2);
+    private static final Script ACQUIRE = Script.load(ReadWriteSide.class, "acquire.lua");
+    private static final Script RELEASE = Script.load(ReadWriteSide.class, "release.lua");
+    private static final Script INSPECT = Script.load(ReadWriteSide.class, "inspect.lua");
+    /** The acquire script's answer to an owner that asks for the write lock and holds only the read lock. */
+    private static final long UPGRADE = -2L;
+
+    private final String name;
+    private final String side;
+    private final String otherSide;
+    /** Where this side's waiters are woken. */
+    private final String channel;
+    /** How long a waiting writer's place lasts without a try: a dead writer holds readers back no longer. */
+    private final String placeMillis;
+    /** The keys of the lock, as the scripts take them. */
+    final ReadWriteKeys keys;
+    /** The client's shared machinery. */
+    final LockContext context;
+    /** The side's holds. */
+    final HoldCalls holds;
+    private final Object identity;
+
+    /**
+     * @param name the lock's name
+     * @param side {@code read} or {@code write}: the scripts' name for the side, and the suffix
+     *     of its hold fields
+     * @param otherSide the other one
+     * @param channel where this side's waiters are woken
+     * @param keys the lock's keys
+     * @param context the client's shared machinery
+     */
+    ReadWriteSide(String name, String side, String otherSide, String channel, ReadWriteKeys keys, LockContext context) {
+        this.name = name;
+        this.side = side;
+        this.otherSide = otherSide;
+        this.channel = channel;
+        this.placeMillis = Long.toString(Math.max(1, context.config().watchdogTimeout().toMillis()));
+        this.keys = keys;
+        this.context = context;
+        this.identity = new SideId(context.lockId(keys.lock()), side);
+        HoldCalls.Layout layout = new HoldCalls.Layout(':' + side, RENEWAL, List.of(keys.lock(), keys.leases()));
+        this.holds = new HoldCalls(name, context, layout, new HoldCalls.Scripts() {
+            @Override
+            public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
+                return ReadWriteSide.this.acquire(field, lease, call, held);
+            }
+
+            @Override
+            public CompletableFuture<Long> release(String field, String call, String mode) {
+                return ReadWriteSide.this.release(field, call, mode, "");
+            }
+
+            @Override
+            public CompletableFuture<Long> end(String field, String call, long token) {
+                return ReadWriteSide.this.release(field, call, "end", Long.toString(token));
+            }
+
+            @Override
+            public CompletableFuture<?> afterUndo(String field) {
+                return ReadWriteSide.this.afterUndo(field);
+            }
+        });
+    }
+
+    /**
+     * One try at this side, as {@link HoldCalls.Scripts#acquire} makes it.
+     *
+     * @param field the owner's field on this side
+     * @param lease the lease
+     * @param call the call's id
+     * @param held '' or the token of the hold to re-enter
+     * @return the script's answer, as {@link HoldCalls.Scripts#acquire} wants it; fails with
+     *     {@link IllegalMonitorStateException} if the owner asked for the write lock while it holds
+     *     only the read lock
+     */
+    private CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
+        String sibling = field.substring(0, field.length() - side.length()) + otherSide;
+        return context.executor().<List<Object>>eval(name, ACQUIRE, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.leases(), keys.writers(), keys.fenceCounter()},
+                side, Long.toString(lease.millis()), field, sibling, call, held, placeMillis)
+                .thenApply(answer -> {
+                    if ((Long) answer.get(0) == UPGRADE) {
+                        throw LockExceptions.upgradeRefused(name);
+                    }
+                    return answer;
+                });
+    }
+
+    /**
+     * @param field the owner's field on this side
+     * @return drops what an acquire whose answer was lost may have left besides a hold
+     */
+    CompletableFuture<?> afterUndo(String field) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private CompletableFuture<Long> release(String field, String call, String mode, String token) {
+        return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), keys.leases(), keys.writers(), keys.channel(), keys.readChannel()},
+                field, context.publishCommand(), call, mode, token);
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    @Override
+    public final CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+        return holds.tryAcquire(owner, lease, heldToken);
+    }
+
+    @Override
+    public final CompletableFuture<Void> release(long owner) {
+        return holds.release(owner);
+    }
+
+    @Override
+    public final HoldRegistry holdRegistry() {
+        return context.holds();
+    }
+
+    @Override
+    public final Object identity() {
+        return identity;
+    }
+
+    /** @return {@code read} or {@code write}, as events and meters name the side */
+    @Override
+    public final String kind() {
+        return side;
+    }
+
+    @Override
+    public final CompletableFuture<Wakeups> wakeups(long owner) {
+        return context.subscriptions().join(channel, null);
+    }
+
+    @Override
+    public final Wakeups wakeupsIfWaitedFor(long owner) {
+        return context.subscriptions().joinIfSubscribed(channel, null);
+    }
+
+    /** Ends the side's holds, whoever has them: the write hold, or every read hold. */
+    @Override
+    public final CompletableFuture<Boolean> forceRelease() {
+        return release(side, "", "force", "").thenApply(ended -> ended == 1L);
+    }
+
+    @Override
+    public final CompletableFuture<Boolean> isLocked() {
+        return inspect("").thenApply(answer -> answer.get(0) == 1L);
+    }
+
+    @Override
+    public final CompletableFuture<Integer> holdCount(long owner) {
+        return inspect(holds.field(owner)).thenApply(answer -> answer.get(2).intValue());
+    }
+
+    @Override
+    public final CompletableFuture<Duration> remainingLease() {
+        return inspect("").thenApply(answer -> answer.get(1) > 0 ? Duration.ofMillis(answer.get(1)) : Duration.ZERO);
+    }
+
+    /** @return {locked, remaining lease in ms, the field's hold count}, for this side */
+    private CompletableFuture<List<Long>> inspect(String field) {
+        return context.executor().<List<Object>>eval(name, INSPECT, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.leases()}, side, field)
+                .thenApply(answer -> answer.stream().map(Long.class::cast).toList());
+    }
+
+    @Override
+    public final Duration watchdogTimeout() {
+        return context.config().watchdogTimeout();
+    }
+
+    @Override
+    public final Ticker ticker() {
+        return context.ticker();
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + '{' + name + '}';
+    }
+
+    /**
+     * What identifies one side of the lock on this client, for its holds.
+     *
+     * @param lock the lock hash on its Redis
+     * @param side {@code read} or {@code write}
+     */
+    private record SideId(Object lock, String side) {
+    }
+}
