@@ -69,7 +69,6 @@ class ClientCloseTest {
         return await().atMost(atMost).pollInterval(Duration.ofMillis(20)).pollInSameThread();
     }
 
-    /** Holds {@code lockName} for 30 s as another process would, without any Latchkey client here. */
     /** Starts a waiter on a lock held elsewhere and returns once it is subscribed to the unlock channel. */
     private static CompletableFuture<Void> pendingWait(LockClient client, String lockName) {
         REDIS.inspector().holdElsewhere(lockName);
