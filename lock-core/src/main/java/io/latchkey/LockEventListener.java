@@ -109,6 +109,8 @@ public interface LockEventListener {
      */
     record AcquireStarted(String lockName, String kind, long ownerId) {
         /**
+         * Checks the components.
+         *
          * @param lockName the lock's name; not null
          * @param kind the lock's kind; not null
          * @param ownerId the owner
@@ -132,6 +134,8 @@ public interface LockEventListener {
     record AcquireEnded(String lockName, String kind, long ownerId, Duration waited, AcquireOutcome outcome,
                         long fencingToken) {
         /**
+         * Checks the components.
+         *
          * @param lockName the lock's name; not null
          * @param kind the lock's kind; not null
          * @param ownerId the owner
@@ -158,6 +162,8 @@ public interface LockEventListener {
      */
     record Released(String lockName, String kind, long ownerId, long fencingToken, Duration heldFor) {
         /**
+         * Checks the components.
+         *
          * @param lockName the lock's name; not null
          * @param kind the lock's kind; not null
          * @param ownerId the owner
@@ -180,6 +186,8 @@ public interface LockEventListener {
      */
     record Renewal(int batchSize, Duration took, RenewalOutcome outcome) {
         /**
+         * Checks the components.
+         *
          * @param batchSize at least 1
          * @param took not null
          * @param outcome not null
@@ -200,6 +208,8 @@ public interface LockEventListener {
      */
     record LeaseLost(String lockName, long ownerId, long fencingToken, String reason) {
         /**
+         * Checks the components.
+         *
          * @param lockName the lock's name; not null
          * @param ownerId the owner
          * @param fencingToken the token
@@ -221,6 +231,8 @@ public interface LockEventListener {
      */
     record HandedOff(String lockName, String kind, long fromOwnerId, long toOwnerId) {
         /**
+         * Checks the components.
+         *
          * @param lockName the lock's name; not null
          * @param kind the lock's kind; not null
          * @param fromOwnerId the owner that released

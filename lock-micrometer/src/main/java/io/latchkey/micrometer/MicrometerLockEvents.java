@@ -69,6 +69,8 @@ public final class MicrometerLockEvents implements LockEventListener {
     }
 
     /**
+     * The listener for most applications: lock names are not tags.
+     *
      * @param registry where the meters go; not null
      * @return a listener whose meters are tagged by kind and outcome, not by lock name
      */
