@@ -81,7 +81,7 @@ public final class Acquisitions {
         try {
             return attempt.result().get();
         } catch (InterruptedException e) {
-            awaitUninterruptibly(attempt.cancel());
+            CallerWaits.awaitUninterruptibly(attempt.cancel());
             throw e;
         } catch (ExecutionException e) {
             throw rethrow(e);
@@ -108,51 +108,17 @@ public final class Acquisitions {
      * @throws RuntimeException what it failed with, rethrown on the caller's thread
      */
     public <T> T await(CompletableFuture<T> future) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw rethrow(e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** For clean-up after an interrupt: the caller throws InterruptedException, which clears the flag. */
-    private static void awaitUninterruptibly(CompletableFuture<?> future) {
-        while (true) {
-            try {
-                future.get();
-                return;
-            } catch (InterruptedException e) {
-                // keep cleaning up: returning now could leave a hold or a queue entry behind
-            } catch (ExecutionException e) {
-                return;
-            }
-        }
+        return CallerWaits.await(protocol.name(), future);
     }
 
     /**
-     * Rethrows on the caller's thread, so its stack trace shows where the caller was; the
-     * exception keeps its type (a {@code LockTimeoutException} stays one).
+     * Rethrows on the caller's thread (see {@link CallerWaits#rethrow}).
      *
      * @param e how a future failed
      * @return the exception to throw
      */
     public RuntimeException rethrow(ExecutionException e) {
-        Throwable cause = LockExceptions.unwrap(e);
-        if (cause instanceof Error error) {
-            throw error;
-        }
-        return LockExceptions.onCallerThread(protocol.name(), cause);
+        return CallerWaits.rethrow(protocol.name(), e);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.latchkey.internal.multi;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
+import io.latchkey.internal.lock.CallerWaits;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
@@ -460,7 +461,7 @@ public final class MultiLock implements DistributedLock {
         try {
             return attempt.result().get();
         } catch (InterruptedException e) {
-            awaitUninterruptibly(attempt.cancel());
+            CallerWaits.awaitUninterruptibly(attempt.cancel());
             throw e;
         } catch (ExecutionException e) {
             throw rethrow(e);
@@ -473,44 +474,11 @@ public final class MultiLock implements DistributedLock {
 
     /** Waits without giving up on an interrupt, which it re-asserts on return. */
     private <T> T await(CompletableFuture<T> future) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw rethrow(e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** For clean-up after an interrupt: the caller throws InterruptedException, which clears the flag. */
-    private static void awaitUninterruptibly(CompletableFuture<?> future) {
-        while (true) {
-            try {
-                future.get();
-                return;
-            } catch (InterruptedException e) {
-                // keep cleaning up: returning now could leave a part held
-            } catch (ExecutionException e) {
-                return;
-            }
-        }
+        return CallerWaits.await(name, future);
     }
 
     private RuntimeException rethrow(ExecutionException e) {
-        Throwable cause = LockExceptions.unwrap(e);
-        if (cause instanceof Error error) {
-            throw error;
-        }
-        return LockExceptions.onCallerThread(name, cause);
+        return CallerWaits.rethrow(name, e);
     }
 
     @SuppressWarnings("deprecation") // Thread.threadId() arrives in Java 19; getId() is the same number
