@@ -66,6 +66,7 @@ class LockEventsTest {
             }
             assertThat(recorder.of(AcquireStarted.class)).hasSize(2)
                     .allSatisfy(started -> assertThat(started.kind()).isEqualTo("plain"));
+            await().until(() -> recorder.of(AcquireEnded.class).size() == 2);
             assertThat(recorder.of(AcquireEnded.class)).hasSize(2).allSatisfy(ended -> {
                 assertThat(ended.lockName()).isEqualTo("events:one");
                 assertThat(ended.outcome()).isEqualTo(AcquireOutcome.ACQUIRED);
@@ -87,11 +88,13 @@ class LockEventsTest {
             CompletableFuture<Void> held = lock.lockAsync(7L);
             held.join();
             assertThat(lock.tryLock(Duration.ofMillis(100))).isFalse();
-            assertThat(recorder.of(AcquireEnded.class)).last().satisfies(ended -> {
+            // The event is told on the thread that completes the attempt, which may be after the
+            // caller has woken: wait for it rather than read it at once.
+            await().untilAsserted(() -> assertThat(recorder.of(AcquireEnded.class)).last().satisfies(ended -> {
                 assertThat(ended.outcome()).isEqualTo(AcquireOutcome.TIMED_OUT);
                 assertThat(ended.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(100));
                 assertThat(ended.fencingToken()).isZero();
-            });
+            }));
 
             CountDownLatch waiting = new CountDownLatch(1);
             AtomicBoolean interrupted = new AtomicBoolean();
