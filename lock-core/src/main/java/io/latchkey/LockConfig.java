@@ -205,13 +205,19 @@ public final class LockConfig {
     /**
      * The bounds of the plain lock's local hand-off (lock cohorting): while this client holds a
      * plain lock in Redis, an unlock passes the hold straight to a waiting thread (or async owner)
-     * of this client, without a round trip, at most {@code maxHandOffs} times in a row and for at
-     * most {@code maxTime} from the Redis acquisition; then the hold is released in Redis, so that
-     * other clients get their turn.
+     * of this client, without a round trip. While a client with local hand-off on waits for the
+     * lock too, at most {@code maxHandOffs} times in a row and for at most {@code maxTime} from
+     * the Redis acquisition; then the hold is released in Redis and reserved for that client's
+     * turn, which it takes with one round trip. With nobody else waiting, the hold is passed on
+     * as long as this client has waiters (released and taken again in Redis every 1,024 hand-offs
+     * or {@code maxHandOffs}, whichever is more, for a fresh block of fencing tokens). Clients
+     * with local hand-off off are not seen as waiting: give every client of a lock the same
+     * setting.
      *
-     * @param maxHandOffs the most local hand-offs per Redis hold; 1 to 1,000,000 (each reserves a
-     *     fencing token)
-     * @param maxTime the longest time one Redis hold is passed on locally; positive
+     * @param maxHandOffs the most local hand-offs per Redis hold while another client waits; 1 to
+     *     1,000,000
+     * @param maxTime the longest time one Redis hold is passed on locally while another client
+     *     waits; positive
      */
     public record LocalHandOff(int maxHandOffs, Duration maxTime) {
 

@@ -7,6 +7,7 @@ import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -34,6 +35,8 @@ class LockScriptsTest {
     private static final String OWNER = "client-a:1";
     private static final String OTHER = "client-b:2";
     private static final String TOKEN = OWNER + ":token";
+    private static final String WAITING = LockKeys.of(LOCK).derived("waiting");
+    private static final String TURN = LockKeys.of(LOCK).derived("turn");
 
     private static RedisServer server;
     private static RedisClient client;
@@ -485,6 +488,89 @@ class LockScriptsTest {
         assertThat(redis.get("now-a-string")).isEqualTo("x");
     }
 
+    // ---- a cohort's calls (local hand-off): the waiting mark and the turn -----------------------
+
+    @Test
+    void aCohortTryThatFindsTheLockHeldMarksItsClientAndTellsTheHolder() throws Exception {
+        cohortAcquire(OWNER);
+        BlockingQueue<String> messages = listen();
+
+        List<Long> refused = cohortAcquire(OTHER);
+
+        assertThat(refused).first().isEqualTo(0L);
+        assertThat(redis.get(WAITING)).isEqualTo("client-b");
+        assertThat(redis.pttl(WAITING)).as("one lease of the waiter's try").isBetween(9_000L, 10_000L);
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("!wait:client-b");
+    }
+
+    @Test
+    void aCohortHoldReservesABlockOfTokensAndMarksItselfForForceRelease() {
+        redis.set(COUNTER, "10");
+
+        assertThat(cohortAcquire(OWNER)).containsExactly(1L, 1L, 11L);
+
+        assertThat(redis.get(COUNTER)).isEqualTo("42");
+        assertThat(redis.hget(LOCK, "cohort")).isEqualTo("11");
+    }
+
+    @Test
+    void theCohortReleaseThatDeletesTheLockReservesItForTheMarkedClient() throws Exception {
+        cohortAcquire(OWNER);
+        cohortAcquire(OTHER);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(cohortRelease(OWNER)).isEqualTo(0L);
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(redis.get(TURN)).isEqualTo("client-b");
+        assertThat(redis.pttl(TURN)).isBetween(1L, 250L);
+        assertThat(redis.exists(WAITING)).as("the mark became the turn").isZero();
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).as("the unlock message").isEmpty();
+    }
+
+    @Test
+    void duringAnotherClientsTurnACohortTryTakesNothingAndMarksItsOwnClient() throws Exception {
+        redis.set(TURN, "client-b", SetArgs.Builder.px(10_000));
+        BlockingQueue<String> messages = listen();
+
+        List<Long> refused = cohortAcquire(OWNER);
+
+        assertThat(refused).first().isEqualTo(0L);
+        assertThat(refused.get(1)).as("the turn's time left").isBetween(9_000L, 10_000L);
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(redis.get(WAITING)).isEqualTo("client-a");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).isEqualTo("!wait:client-a");
+    }
+
+    @Test
+    void theClientWhoseTurnItIsTakesTheLockEndsTheTurnAndIsToldOfTheNextWaiter() throws Exception {
+        redis.set(TURN, "client-b", SetArgs.Builder.px(10_000));
+        cohortAcquire(OWNER);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(cohortAcquire(OTHER)).startsWith(1L, 1L);
+
+        assertThat(redis.exists(TURN)).isZero();
+        assertThat(redis.get(WAITING)).as("the other client still waits").isEqualTo("client-a");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).as("told again, to the new holder").isEqualTo("!wait:client-a");
+    }
+
+    @Test
+    void aTryWithoutTheCohortKeysIgnoresTheTurn() {
+        redis.set(TURN, "client-b", SetArgs.Builder.px(10_000));
+
+        assertThat(acquire(OWNER, 10_000)).startsWith(1L, 1L);
+    }
+
+    @Test
+    void aCohortReleaseWithNobodyMarkedReservesNothing() {
+        cohortAcquire(OWNER);
+
+        assertThat(cohortRelease(OWNER)).isEqualTo(0L);
+
+        assertThat(redis.exists(TURN, WAITING)).isZero();
+    }
+
     // ---- machinery ---------------------------------------------------------------------------
 
     private static int calls;
@@ -522,6 +608,19 @@ class LockScriptsTest {
     private static Long end(String owner, long token) {
         return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
                 new String[] {LOCK, CHANNEL}, owner, "publish", "call-" + ++calls, "end", Long.toString(token));
+    }
+
+    /** acquire.lua as a cohort calls it: a block of 32 tokens, the mark, the turn and the channel. */
+    private static List<Long> cohortAcquire(String owner) {
+        List<Object> reply = redis.eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK, COUNTER, WAITING, TURN, CHANNEL}, "10000", owner, "call-" + ++calls, "", "32", "publish");
+        return reply.stream().map(Long.class::cast).toList();
+    }
+
+    /** release.lua as a cohort calls it: with the mark, the turn and a turn of 250 ms. */
+    private static Long cohortRelease(String owner) {
+        return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
+                new String[] {LOCK, CHANNEL, WAITING, TURN}, owner, "publish", "call-" + ++calls, "release", "", "250");
     }
 
     private static Long forceRelease() {

@@ -11,6 +11,7 @@ import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import io.netty.util.Timeout;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,8 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * confirmed (the grant's or a renewal's send time plus the lease) has more than the command
  * timeout left, both when it is passed and when it is taken (rule 1); at most
  * {@link LocalHandOff#maxHandOffs()} times and {@link LocalHandOff#maxTime()} after the Redis
- * acquisition, then the hold is released in Redis, and if owners still wait here, the next try
- * gives way to another client whose try found the lock held (rule 2; acquire.lua's waiting mark);
+ * acquisition while another client waits (its try marked it waiting, and told this client with a
+ * {@code !wait:<client>} notice), then the hold is released in Redis, which reserves the lock for
+ * that client for a turn (rule 2; acquire.lua and release.lua); with no other client waiting, the
+ * hold is passed on until the block of tokens runs out;
  * fixed leases never go through the cohort, so no local successor extends the client's hold
  * beyond what it asked for (rule 4); a hold found gone (a renewal, a
  * {@code !force:<token>} notice on the lock's channel, a lease that ran out unconfirmed) ends the
@@ -51,14 +54,19 @@ final class Cohort {
     /** How long a passed hold waits for a local waiter to take it before it is released in Redis. */
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final String FORCED = "!force:";
+    private static final String WAITING = "!wait:";
     /**
-     * How long the owners of a cohort that gives way wait before they try again. A cohort that
-     * released for its bound, with owners still waiting, gives way once to another client whose
-     * try found the lock held (its mark): the try takes nothing, and marks this client as waiting
-     * instead, so that the other client gives way in turn after its own bound; for at most
-     * {@code max(this, maxTime)} after the release.
+     * How long a turn that a release reserved for a waiting client lasts: long enough for its
+     * woken waiter's try to arrive on a loaded machine (100 ms was seen to fall short with twice
+     * as many busy processes as cores), short enough that a waiter that gave up meanwhile stalls
+     * the lock only briefly. A turn taken ends at once.
      */
-    private static final long GIVE_WAY_STEP_MILLIS = 5;
+    static final Duration TURN = Duration.ofMillis(250);
+    /**
+     * The fewest tokens a Redis acquisition reserves. With no other client waiting, a hold is
+     * passed on until its block runs out; then it is released and taken again in Redis.
+     */
+    static final int MIN_TOKEN_BLOCK = 1024;
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
@@ -67,11 +75,11 @@ final class Cohort {
     private final ReentrantLockProtocol plain;
     private final LockContext context;
     private final HoldCalls redis;
-    private final HoldCalls givingWay;
-    private final long giveWayNanos;
     /** The cohort's owner id in Redis: one of the client's, never an application's thread id. */
     private final long self;
     private final String field;
+    /** What the client's tries write into the lock's waiting mark. */
+    private final String client;
     private final LocalHandOff bounds;
     private final long marginNanos;
     private final AtomicLong localSequence = new AtomicLong();
@@ -102,12 +110,11 @@ final class Cohort {
     private long confirmedUntilNanos;
     private long heldSinceNanos;
     private Timeout passGuard;
-    /** Guarded by this: the cohort released for its bound with owners still waiting here: its tries give way until {@link #giveWayUntilNanos}. */
-    private boolean giveWay;
-    private long giveWayUntilNanos;
-    /** Guarded by this: a try found another client's mark: local tries wait until {@link #holdOffUntilNanos}. */
-    private boolean holdingOff;
-    private long holdOffUntilNanos;
+    /** Guarded by this: another client told it waits, since this cohort's try was sent. */
+    private boolean remoteWaiting;
+    /** Guarded by this: when the waiting mark was last read (or the grant told of it), and the token then. */
+    private long markReadNanos;
+    private long markReadToken;
     private Runnable stopObserving;
 
     Cohort(Cohorts registry, Object identity, ReentrantLockProtocol plain, long self, LocalHandOff bounds) {
@@ -115,11 +122,10 @@ final class Cohort {
         this.identity = identity;
         this.plain = plain;
         this.context = plain.context();
-        this.redis = plain.cohortCalls(bounds.maxHandOffs() + 1, 0);
-        this.giveWayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(GIVE_WAY_STEP_MILLIS), bounds.maxTime().toNanos());
-        this.givingWay = plain.cohortCalls(bounds.maxHandOffs() + 1, GIVE_WAY_STEP_MILLIS);
+        this.redis = plain.cohortCalls(tokenBlock(bounds), TURN);
         this.self = self;
         this.field = context.field(self);
+        this.client = field.substring(0, field.indexOf(':'));
         this.bounds = bounds;
         this.marginNanos = context.config().commandTimeout().toNanos();
     }
@@ -134,7 +140,6 @@ final class Cohort {
     CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         long now = context.ticker().read();
         boolean toRedis = false;
-        HoldCalls calls = redis;
         boolean releaseFirst = false;
         long from = 0;
         TryResult answer = null;
@@ -155,17 +160,12 @@ final class Cohort {
             } else {
                 switch (state) {
                     case FREE -> {
-                        if (holdingOff && holdOffUntilNanos - now > 0) {
-                            deferred = true;
-                            answer = TryResult.busy(Math.max(1, TimeUnit.NANOSECONDS.toMillis(holdOffUntilNanos - now)));
-                        } else {
-                            holdingOff = false;
-                            giveWay = giveWay && giveWayUntilNanos - now > 0;
-                            state = State.ACQUIRING;
-                            this.owner = owner;
-                            toRedis = true;
-                            calls = giveWay ? givingWay : redis;
-                        }
+                        state = State.ACQUIRING;
+                        this.owner = owner;
+                        toRedis = true;
+                        remoteWaiting = false;
+                        // Before the try is sent: a waiter that the grant finds marked is told then.
+                        stopObserving = context.subscriptions().observe(plain.keys().channel(), this::notice);
                     }
                     case PASSING -> {
                         if (leaseValid(now)) {
@@ -202,11 +202,10 @@ final class Cohort {
         if (!toRedis) {
             return plain.tryAcquire(owner, lease, heldToken);
         }
-        boolean gaveWay = calls == givingWay;
-        return calls.tryAcquire(self, lease, 0).handle((reply, failure) -> afterRedisTry(owner, reply, failure, gaveWay));
+        return redis.tryAcquire(self, lease, 0).handle((reply, failure) -> afterRedisTry(owner, reply, failure));
     }
 
-    private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure, boolean gaveWay) {
+    private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure) {
         boolean granted = failure == null && reply.acquired();
         TryResult result = reply;
         boolean wake;
@@ -219,26 +218,18 @@ final class Cohort {
                 redisToken = grant.fencingToken();
                 heldToken = redisToken;
                 token = redisToken;
-                lastToken = redisToken + bounds.maxHandOffs();
+                lastToken = redisToken + tokenBlock(bounds) - 1;
                 confirmedUntilNanos = grant.confirmedUntilNanos();
                 heldSinceNanos = context.ticker().read();
                 throughRedis = false;
-                giveWay = false;
+                markReadNanos = heldSinceNanos;
+                markReadToken = token;
                 result = TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos));
-                stopObserving = context.subscriptions().observe(plain.keys().channel(), this::notice);
                 renewInRedis(heldToken);
             } else {
                 state = State.FREE;
                 this.owner = 0;
-                // A try that gave way answers at most the step; one that found the lock held
-                // answers the holder's lease (only a lease about to run out is as short).
-                if (gaveWay && failure == null && reply.waitMillis() > 0 && reply.waitMillis() <= GIVE_WAY_STEP_MILLIS) {
-                    // Another client's waiter may have been woken by the release: the cohort's
-                    // owners wait here a step, not in Redis, so that it gets its turn.
-                    holdingOff = true;
-                    holdOffUntilNanos = context.ticker().read()
-                            + TimeUnit.MILLISECONDS.toNanos(Math.min(reply.waitMillis(), GIVE_WAY_STEP_MILLIS));
-                }
+                stopObservingLocked();
             }
             wake = deferred;
             deferred = false;
@@ -246,8 +237,13 @@ final class Cohort {
                 retireIfIdle();
             }
         }
-        if (wake) {
+        // Tries answered here while this one was in Redis: after a grant, the hold is passed on
+        // to them; after a failure, each tries again itself; after "held", one tries again, in
+        // case what woke them was an unlock that came after this try was answered.
+        if (wake && failure != null) {
             signalAll();
+        } else if (wake && !granted) {
+            signalOne();
         }
         if (failure != null) {
             throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
@@ -271,6 +267,10 @@ final class Cohort {
         });
     }
 
+    private static int tokenBlock(LocalHandOff bounds) {
+        return Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
+    }
+
     /** Guarded by this: the bound on a wait for a Redis call of the cohort in flight. */
     private long bound() {
         return Math.max(1, context.config().commandTimeout().toMillis());
@@ -286,6 +286,8 @@ final class Cohort {
     /** @return the release; null if this cohort retired (look it up again) */
     CompletableFuture<Void> release(long owner) {
         boolean passed;
+        boolean readMark = false;
+        long heldToken = 0;
         synchronized (this) {
             if (retired) {
                 return null;
@@ -301,25 +303,53 @@ final class Cohort {
             this.owner = 0;
             long now = context.ticker().read();
             passed = waiters > waitingOwners.getOrDefault(owner, 0) && !throughRedis && token < lastToken
-                    && now - heldSinceNanos < bounds.maxTime().toNanos() && leaseValid(now);
+                    && !boundReached(now) && leaseValid(now);
             if (passed) {
                 state = State.PASSING;
                 schedulePassGuard();
+                readMark = !remoteWaiting && (token - markReadToken >= Math.max(1, bounds.maxHandOffs() / 2)
+                        || now - markReadNanos >= bounds.maxTime().toNanos());
+                if (readMark) {
+                    markReadNanos = now;
+                    markReadToken = token;
+                    heldToken = redisToken;
+                }
             } else {
                 state = State.RELEASING;
-                // Released with owners still waiting here: the bound, the lease or a fixed lease
-                // ended the hand-offs, so the next try lets another client's waiter go first.
-                if (waiters > waitingOwners.getOrDefault(owner, 0)) {
-                    giveWay = true;
-                    giveWayUntilNanos = now + giveWayNanos;
-                }
             }
         }
         if (passed) {
             signalOne();
+            if (readMark) {
+                readMark(heldToken);
+            }
             return DONE;
         }
         return releaseInRedis();
+    }
+
+    /**
+     * Reads the waiting mark while the hold is passed on, every half bound of hand-offs or every
+     * {@link LocalHandOff#maxTime()}, whichever comes first: the notices of other clients' tries
+     * come over pub/sub, which a busy machine was seen to hold up for seconds, and a waiting
+     * client must not wait that long for its turn. One GET per half bound of grants, and none
+     * while the lock is not passed on.
+     */
+    private void readMark(long heldToken) {
+        context.executor().call(plain.name(), commands -> commands.get(plain.keys().derived("waiting")))
+                .thenAccept(marked -> {
+                    if (marked != null && !marked.equals(client)) {
+                        synchronized (this) {
+                            remoteWaiting |= (state == State.HELD || state == State.PASSING) && redisToken == heldToken;
+                        }
+                    }
+                });
+    }
+
+    /** Guarded by this: another client waits, and this cohort had its share of hand-offs or of time. */
+    private boolean boundReached(long now) {
+        return remoteWaiting
+                && (token - redisToken >= bounds.maxHandOffs() || now - heldSinceNanos >= bounds.maxTime().toNanos());
     }
 
     /** Guarded by this: a passed hold nobody took; true if the caller must release it in Redis. */
@@ -407,9 +437,19 @@ final class Cohort {
         lost(hold.lossReason(), mayRemainInRedis, current);
     }
 
-    /** A notice on the lock's channel: a force-unlock of a cohort hold, maybe this one. */
+    /**
+     * A notice on the lock's channel: another client's try found the lock held (or free but
+     * reserved), or a force-unlock of a cohort hold, maybe this one.
+     */
     private void notice(String message) {
-        if (message.startsWith(FORCED)) {
+        if (message.startsWith(WAITING)) {
+            if (!message.regionMatches(WAITING.length(), client, 0, client.length())
+                    || message.length() != WAITING.length() + client.length()) {
+                synchronized (this) {
+                    remoteWaiting |= state != State.FREE;
+                }
+            }
+        } else if (message.startsWith(FORCED)) {
             long forced;
             try {
                 forced = Long.parseLong(message.substring(FORCED.length()));

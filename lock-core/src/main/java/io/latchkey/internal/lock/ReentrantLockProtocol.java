@@ -39,32 +39,36 @@ public final class ReentrantLockProtocol implements LockProtocol {
         this.keys = LockKeys.of(name);
         this.context = context;
         this.holds = new HoldCalls(name, keys.lock(), context, scripts(new String[] {keys.lock(), keys.fenceCounter()},
-                new String[0]));
+                new String[0], new String[] {keys.lock(), keys.channel()}, null));
     }
 
     /**
      * The calls of a client's cohort hold (the local hand-off): holds of the plain lock whose
-     * acquisition reserves a block of fencing tokens and marks the hold as a cohort's, as
-     * acquire.lua describes.
+     * acquisition reserves a block of fencing tokens and marks the hold as a cohort's, whose tries
+     * mark the client as waiting and keep out of another client's turn, and whose last release
+     * reserves the lock for the waiting client, as acquire.lua and release.lua describe.
      *
      * @param tokenBlock how many tokens a new hold reserves: the hold's own and one per local
      *     hand-off; at least 2
-     * @param giveWayMillis if positive, each try takes nothing while another client's try found
-     *     the lock held last, and answers this as the wait (see acquire.lua)
+     * @param turn how long a turn reserved for another client lasts
      * @return the calls, on this lock's keys
      */
-    public HoldCalls cohortCalls(int tokenBlock, long giveWayMillis) {
-        String[] extra = giveWayMillis > 0 ? new String[] {Integer.toString(tokenBlock), Long.toString(giveWayMillis)}
-                : new String[] {Integer.toString(tokenBlock)};
-        return new HoldCalls(name, keys.lock(), context,
-                scripts(new String[] {keys.lock(), keys.fenceCounter(), keys.derived("waiting")}, extra));
+    public HoldCalls cohortCalls(int tokenBlock, Duration turn) {
+        String[] acquireKeys = {keys.lock(), keys.fenceCounter(), keys.derived("waiting"), keys.derived("turn"),
+                keys.channel()};
+        String[] releaseKeys = {keys.lock(), keys.channel(), keys.derived("waiting"), keys.derived("turn")};
+        return new HoldCalls(name, keys.lock(), context, scripts(acquireKeys,
+                new String[] {Integer.toString(tokenBlock), context.publishCommand()},
+                releaseKeys, Long.toString(turn.toMillis())));
     }
 
     /**
      * @param acquireKeys the keys of acquire.lua
      * @param extra ARGV after the four that acquire.lua always takes
+     * @param releaseKeys the keys of release.lua
+     * @param turnMillis release.lua's ARGV[6], or null for a hold of one owner
      */
-    private HoldCalls.Scripts scripts(String[] acquireKeys, String[] extra) {
+    private HoldCalls.Scripts scripts(String[] acquireKeys, String[] extra, String[] releaseKeys, String turnMillis) {
         return new HoldCalls.Scripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
@@ -81,15 +85,19 @@ public final class ReentrantLockProtocol implements LockProtocol {
 
             @Override
             public CompletableFuture<Long> release(String field, String call, String mode) {
-                return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
-                        new String[] {keys.lock(), keys.channel()}, field, context.publishCommand(), call, mode);
+                return releaseCall(field, call, mode, "");
             }
 
             @Override
             public CompletableFuture<Long> end(String field, String call, long token) {
-                return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
-                        new String[] {keys.lock(), keys.channel()}, field, context.publishCommand(), call, "end",
-                        Long.toString(token));
+                return releaseCall(field, call, "end", Long.toString(token));
+            }
+
+            private CompletableFuture<Long> releaseCall(String field, String call, String mode, String token) {
+                String[] args = turnMillis == null
+                        ? new String[] {field, context.publishCommand(), call, mode, token}
+                        : new String[] {field, context.publishCommand(), call, mode, token, turnMillis};
+                return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER, releaseKeys, args);
             }
         };
     }

@@ -3,23 +3,24 @@
 --          <clientId>:<ownerId>:call -> the id of the owner's last call that changed the count,
 --          and field <clientId>:<ownerId>:token -> the hold's fencing token
 -- KEYS[2]  the fencing counter of the lock's hash slot, shared by every lock name in the slot
--- KEYS[3]  optional, for clients with local hand-off: the lock's waiting mark, the id of the last
---          client whose try found the lock held, kept for the holder's remaining lease or until
---          that client takes the lock
+-- KEYS[3]  optional, for clients with local hand-off (a cohort): the lock's waiting mark, the id
+--          of the last such client whose try found the lock held, kept for one lease of its try
+--          or until that client takes the lock
+-- KEYS[4]  with KEYS[3]: the lock's turn, the id of the client that the last cohort release
+--          reserved the lock for (see release.lua); while it lasts, other cohort tries take nothing
+-- KEYS[5]  with KEYS[3]: the lock's unlock channel, where a try that marks a waiter tells the
+--          holder's client '!wait:<client id>' (a notice: it wakes no waiter)
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's field
 -- ARGV[3]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
 -- ARGV[4]  '' to take the lock or re-enter whatever hold the owner has; 'fresh' to start a new
 --          hold, replacing one of the owner's that its client gave up for lost; else the token
 --          of the hold to re-enter, which must still be there
--- ARGV[5]  optional: for a client's cohort hold (local hand-off), the size n of the block of
---          fencing tokens a new hold reserves; the hold's token is the block's first, the client
---          hands the other n - 1 to the owners it passes the hold to, and field 'cohort' keeps the
---          hold's token, so that force-release.lua can tell the cohort its hold was deleted
--- ARGV[6]  optional: the most milliseconds to give way for: if the waiting mark names another
---          client, the try takes nothing, marks this client as the one waiting, and answers
---          {0, the mark's remaining time, at most ARGV[6]}, so that a cohort that just released
---          for its bound lets the other client's waiter take the lock
+-- ARGV[5]  with KEYS[3]: the size n of the block of fencing tokens a new hold reserves; the
+--          hold's token is the block's first, the client hands the other n - 1 to the owners it
+--          passes the hold to, and field 'cohort' keeps the hold's token, so that
+--          force-release.lua can tell the cohort its hold was deleted
+-- ARGV[6]  with KEYS[3]: the publish command, 'publish' or 'spublish'
 -- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
@@ -29,19 +30,17 @@
 -- Cost: O(1).
 local lock, counter = KEYS[1], KEYS[2]
 local lease, owner, call, held = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+local waiting, turn, channel = KEYS[3], KEYS[4], KEYS[5]
 local block = tonumber(ARGV[5] or '1')
-local waiting = KEYS[3]
 local client = string.match(owner, '^[^:]*')
-if waiting and ARGV[6] then
-    local other = redis.call('get', waiting)
-    if other and other ~= client then
-        -- The mark now names this client, which waits too: the other client's grant leaves it,
-        -- so the other gives way in turn when it releases for its bound.
-        local left = redis.call('pttl', waiting)
-        redis.call('set', waiting, client, 'px', math.max(left, 1))
-        return {0, math.min(left, tonumber(ARGV[6]))}
-    end
+
+-- Marks this client as waiting and tells the holder, whose cohort then bounds its hand-offs.
+local function wait_for(left)
+    redis.call('set', waiting, client, 'px', lease)
+    redis.call(ARGV[6], channel, '!wait:' .. client)
+    return {0, left}
 end
+
 local token_field = owner .. ':token'
 local token, replace
 if held ~= '' and held ~= 'fresh' then
@@ -58,10 +57,15 @@ elseif redis.call('hexists', lock, owner) == 1 then
     end
 elseif redis.call('exists', lock) == 1 then
     local left = redis.call('pttl', lock)
-    if waiting and left > 0 then
-        redis.call('set', waiting, client, 'px', left)
+    if waiting then
+        return wait_for(left)
     end
     return {0, left}
+elseif waiting then
+    local reserved = redis.call('get', turn)
+    if reserved and reserved ~= client then
+        return wait_for(redis.call('pttl', turn))
+    end
 end
 -- Writes in this order, so that a user whose ACL lacks INCR or HSET is refused before the lock
 -- changed (Redis keeps what a script wrote before a refused command: a lock hash written then
@@ -85,8 +89,18 @@ if new_token then
         redis.call('hset', lock, 'cohort', token)
     end
 end
-if waiting and new_token and redis.call('get', waiting) == client then
-    redis.call('del', waiting)
+if waiting and new_token then
+    if redis.call('get', turn) == client then
+        redis.call('del', turn)
+    end
+    local marked = redis.call('get', waiting)
+    if marked == client then
+        redis.call('del', waiting)
+    elseif marked then
+        -- Another client waits already: told again, so that this hold's cohort bounds its
+        -- hand-offs from the start.
+        redis.call(ARGV[6], channel, '!wait:' .. marked)
+    end
 end
 local count = redis.call('hincrby', lock, owner, 1)
 if redis.call('pttl', lock) < lease then

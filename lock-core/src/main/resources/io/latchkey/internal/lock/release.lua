@@ -11,18 +11,35 @@
 --          made the owner's last change (so an undo never takes back a hold it did not add);
 --          'end' to release every level of the hold whose token is ARGV[5], if it is still there
 -- ARGV[5]  with 'end', the token of the hold to end
+-- KEYS[3], KEYS[4] and ARGV[6], for a cohort's hold (see acquire.lua): the lock's waiting mark,
+--          its turn, and how many milliseconds a turn lasts. The release that deletes the lock
+--          reserves it for the client the mark names, so that a cohort that releases after
+--          passing its hold on locally lets the other client's waiter in before its own owners
 -- Returns nil when there is nothing to do: the owner does not hold the lock, or the undo finds
 -- its grant never happened or already gone; else the holds left.
 -- Cost: O(1).
 local lock, channel = KEYS[1], KEYS[2]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local waiting, turn = KEYS[3], KEYS[4]
+
+local function delete()
+    redis.call('del', lock)
+    if waiting then
+        local marked = redis.call('get', waiting)
+        if marked and marked ~= string.match(owner, '^[^:]*') then
+            redis.call('set', turn, marked, 'px', ARGV[6])
+            redis.call('del', waiting)
+        end
+    end
+    redis.call(publish, channel, '')
+end
+
 local marker = owner .. ':call'
 if mode == 'end' then
     if redis.call('hget', lock, owner .. ':token') ~= ARGV[5] then
         return nil
     end
-    redis.call('del', lock)
-    redis.call(publish, channel, '')
+    delete()
     return 0
 end
 local last = redis.call('hget', lock, marker)
@@ -45,6 +62,5 @@ if left > 0 then
     end
     return left
 end
-redis.call('del', lock)
-redis.call(publish, channel, '')
+delete()
 return 0
