@@ -83,6 +83,10 @@ final class DemoReport {
         checks.row("stock left in Redis", stockLeft == Long.MIN_VALUE ? "unreadable" : TextTable.count(stockLeft),
                 verdict(stockLeft == 0));
         checks.row("failed workers", Integer.toString(failures.size()), verdict(failures.isEmpty()));
+        long timedOut = instances.stream().mapToLong(ShopInstance::timedOut).sum();
+        if (timedOut > 0) {
+            checks.row("lock calls timed out, made again", TextTable.count(timedOut), "info");
+        }
         out.append(checks.render(2)).append('\n');
 
         for (Throwable failure : failures) {

@@ -460,6 +460,35 @@ class LocalHandOffTest {
     }
 
     @Test
+    void aWaiterOfAnotherClientThatGivesUpWithdrawsItsClientsMarkAndTurn() throws Exception {
+        DistributedLock holder = handingOff().getLock(name);
+        DistributedLock other = handingOff().getLock(name);
+        String waiting = "latchkey:{" + name + "}:waiting";
+        holder.lock();
+        Future<?>[] timedOut = new Future<?>[1];
+        submitted(timedOut, () -> other.tryLock(Duration.ofMillis(300)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (inspector.commands().exists(waiting) == 0) {
+            assertTrue(System.nanoTime() < deadline, "the other client's try never marked it as waiting");
+            Thread.sleep(5);
+        }
+        assertEquals(false, timedOut[0].get(5, TimeUnit.SECONDS));
+
+        // Else the holder would bound its hand-offs, and reserve the lock at its release, for a
+        // client that no longer waits. Well before the mark would expire by itself (one lease,
+        // 1.5 s, after the waiter's last try).
+        deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(800);
+        while (inspector.commands().exists(waiting) != 0) {
+            assertTrue(System.nanoTime() < deadline, "the mark outlived the waiter: " + inspector.commands().get(waiting));
+            Thread.sleep(5);
+        }
+        holder.unlock();
+        assertEquals(0L, inspector.commands().exists("latchkey:{" + name + "}:turn"), "a turn for nobody");
+        assertTrue(other.tryLock(Duration.ZERO), "the lock is free for anyone");
+        other.unlock();
+    }
+
+    @Test
     void aLocalSuccessorWithAFixedLeaseTakesItsOwnHoldInRedis() throws Exception {
         DistributedLock lock = handingOff().getLock(name);
         lock.lock();

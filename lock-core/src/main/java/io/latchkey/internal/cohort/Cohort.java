@@ -110,6 +110,8 @@ final class Cohort {
     private long confirmedUntilNanos;
     private long heldSinceNanos;
     private Timeout passGuard;
+    /** Guarded by this: a try of this cohort marked its client as waiting, and no grant since removed the mark. */
+    private boolean marked;
     /** Guarded by this: another client told it waits, since this cohort's try was sent. */
     private boolean remoteWaiting;
     /** Guarded by this: when the waiting mark was last read (or the grant told of it), and the token then. */
@@ -222,6 +224,7 @@ final class Cohort {
                 confirmedUntilNanos = grant.confirmedUntilNanos();
                 heldSinceNanos = context.ticker().read();
                 throughRedis = false;
+                marked = false;
                 markReadNanos = heldSinceNanos;
                 markReadToken = token;
                 result = TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos));
@@ -230,6 +233,7 @@ final class Cohort {
                 state = State.FREE;
                 this.owner = 0;
                 stopObservingLocked();
+                marked |= failure == null;
             }
             wake = deferred;
             deferred = false;
@@ -543,14 +547,21 @@ final class Cohort {
 
     void waiterLeft(long owner) {
         boolean release;
+        boolean unmark;
         synchronized (this) {
             waiters--;
             waitingOwners.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
             release = waiters == 0 && endPassing();
+            // The last waiter gave up (a timeout, an interrupt): the client no longer waits.
+            unmark = waiters == 0 && marked && state == State.FREE;
+            marked &= !unmark;
             retireIfIdle();
         }
         if (release) {
             releaseInRedis();
+        }
+        if (unmark) {
+            plain.unmark(client);
         }
     }
 

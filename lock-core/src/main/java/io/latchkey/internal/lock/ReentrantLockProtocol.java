@@ -23,6 +23,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
     private static final Script ACQUIRE = Script.load(ReentrantLockProtocol.class, "acquire.lua");
     private static final Script RELEASE = Script.load(ReentrantLockProtocol.class, "release.lua");
     private static final Script FORCE_RELEASE = Script.load(ReentrantLockProtocol.class, "force-release.lua");
+    private static final Script UNMARK = Script.load(ReentrantLockProtocol.class, "unmark.lua");
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final String name;
@@ -60,6 +61,17 @@ public final class ReentrantLockProtocol implements LockProtocol {
         return new HoldCalls(name, keys.lock(), context, scripts(acquireKeys,
                 new String[] {Integer.toString(tokenBlock), context.publishCommand()},
                 releaseKeys, Long.toString(turn.toMillis())));
+    }
+
+    /**
+     * Withdraws a cohort's claim: its client's waiting mark and turn, if they still name it.
+     *
+     * @param client the client's id, as the cohort's tries wrote it
+     * @return completes when done
+     */
+    public CompletableFuture<Long> unmark(String client) {
+        return context.executor().eval(name, UNMARK, ScriptOutputType.INTEGER,
+                new String[] {keys.derived("waiting"), keys.derived("turn")}, client);
     }
 
     /**
