@@ -137,6 +137,9 @@ public final class FaultHarness {
         out.printf("Latchkey fault harness: %d worker JVMs × %d threads on %s; lease (watchdog) %d ms, "
                         + "renewal %d ms, command timeout %d ms%n",
                 options.workers, options.threads, String.join(", ", locks), lease(), renewal(), commandTimeout());
+        CriticalSections sections = options.sections;
+        out.printf("Critical sections per 1,000 holds: %d empty, %d of 1-40 ms, %d longer than the renewal period%n",
+                sections.emptyPerMille(), sections.shortPerMille(), sections.longPerMille());
         if (options.fixedLease != null) {
             out.printf("Every hold takes a fixed lease of %d ms, never renewed (--fixed-lease)%n",
                     options.fixedLease.toMillis());
@@ -294,7 +297,8 @@ public final class FaultHarness {
     private List<String> workerArgs(String id) {
         return List.of(lockRedis.workerUri(), checkerUri, id, Integer.toString(options.threads),
                 Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()),
-                Long.toString(options.fixedLease == null ? 0 : options.fixedLease.toMillis()));
+                Long.toString(options.fixedLease == null ? 0 : options.fixedLease.toMillis()),
+                options.sections.toString());
     }
 
     /**

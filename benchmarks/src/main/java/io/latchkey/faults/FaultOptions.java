@@ -20,7 +20,17 @@ final class FaultOptions {
     }
 
     static final long LONG_RUN_ACQUISITIONS = 1_000_000;
-    static final int LONG_RUN_LOCKS = 12;
+    /**
+     * The long run's locks, threads and critical sections: about 300 acquisitions/s under the
+     * faults on 2 shared cores, so an hour for the million (the short run's mix manages about 50:
+     * its 3 % of holds longer than the renewal period keep their lock, and the threads that
+     * picked it, waiting for most of a second). With 2.5 % long holds, 30 threads and 48 locks,
+     * about 6 threads are inside a long critical section at any moment, so a pause or a restart
+     * nearly always finds some inside.
+     */
+    static final int LONG_RUN_LOCKS = 48;
+    static final int LONG_RUN_THREADS = 10;
+    static final CriticalSections LONG_RUN_SECTIONS = new CriticalSections(945, 30, 25);
 
     static final String USAGE = String.join("\n",
             "Usage: java -jar latchkey-faults.jar [options]",
@@ -38,8 +48,11 @@ final class FaultOptions {
             "  --watchdog D       watchdog timeout (the lease), e.g. 2s            (default 2s)",
             "  --phase D          how long to watch after each fault               (default 3s)",
             "  --acquisitions N   repeat the schedule until N holds were granted   (default: once)",
-            "  --long             the long run: --acquisitions " + LONG_RUN_ACQUISITIONS + " --locks "
-                    + LONG_RUN_LOCKS + " (later options override)",
+            "  --sections E,S,L   critical sections per 1000 holds: empty, 1-40 ms,",
+            "                     longer than the renewal period                   (default " + CriticalSections.DEFAULT + ")",
+            "  --long             the long run, about an hour on 2 cores: --acquisitions " + LONG_RUN_ACQUISITIONS,
+            "                     --locks " + LONG_RUN_LOCKS + " --threads " + LONG_RUN_THREADS
+                    + " --sections " + LONG_RUN_SECTIONS + " (later options override)",
             "  --fixed-lease D    holds take this fixed lease instead of the watchdog's: shorter than",
             "                     the critical sections, it shows what the checks catch",
             "  --faults A,B       only these faults (names as in the table's first column's key)",
@@ -59,6 +72,7 @@ final class FaultOptions {
     final Duration watchdog;
     final Duration phase;
     final Duration fixedLease;
+    final CriticalSections sections;
     final long acquisitions;
     final Set<Fault> faults;
     final String redisUri;
@@ -73,6 +87,7 @@ final class FaultOptions {
         this.watchdog = b.watchdog;
         this.phase = b.phase;
         this.fixedLease = b.fixedLease;
+        this.sections = b.sections;
         this.acquisitions = b.acquisitions;
         this.faults = b.faults;
         this.redisUri = b.redisUri;
@@ -92,6 +107,8 @@ final class FaultOptions {
                 case "--long":
                     b.acquisitions = LONG_RUN_ACQUISITIONS;
                     b.locks = LONG_RUN_LOCKS;
+                    b.threads = LONG_RUN_THREADS;
+                    b.sections = LONG_RUN_SECTIONS;
                     break;
                 case "--locks":
                     b.locks = positive(option, value(args, ++i, option));
@@ -113,6 +130,9 @@ final class FaultOptions {
                     break;
                 case "--fixed-lease":
                     b.fixedLease = duration(option, value(args, ++i, option));
+                    break;
+                case "--sections":
+                    b.sections = sections(option, value(args, ++i, option));
                     break;
                 case "--faults":
                     b.faults = faults(value(args, ++i, option));
@@ -191,6 +211,14 @@ final class FaultOptions {
         throw new UsageException("--topology must be single, sentinel or cluster: " + value);
     }
 
+    private static CriticalSections sections(String option, String value) {
+        try {
+            return CriticalSections.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(option + ": " + e.getMessage());
+        }
+    }
+
     private static int positive(String option, String value) {
         try {
             int n = Integer.parseInt(value);
@@ -225,6 +253,7 @@ final class FaultOptions {
         Duration watchdog = Duration.ofSeconds(2);
         Duration phase = Duration.ofSeconds(3);
         Duration fixedLease;
+        CriticalSections sections = CriticalSections.DEFAULT;
         long acquisitions = 0;
         Set<Fault> faults = EnumSet.allOf(Fault.class);
         String redisUri;

@@ -27,8 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>It reports to the harness on standard output, one event a line ({@link WorkerEvent}).
  *
  * <p>Arguments: the lock Redis URI, the checker Redis URI, the worker id, the thread count, the
- * watchdog timeout in ms, the locks ({@code plain:name,fair:name,...}), a random seed, and a
- * fixed lease in ms to take instead of the watchdog's (0: the watchdog's).
+ * watchdog timeout in ms, the locks ({@code plain:name,fair:name,...}), a random seed, a fixed
+ * lease in ms to take instead of the watchdog's (0: the watchdog's), and the critical sections'
+ * mix ({@link CriticalSections}, {@code empty,short,long} per 1,000 holds).
  */
 public final class FaultWorker {
 
@@ -40,14 +41,16 @@ public final class FaultWorker {
     private final List<DistributedLock> locks = new ArrayList<>();
     private final Duration watchdog;
     private final Duration fixedLease;
+    private final CriticalSections sections;
     private final PrintStream out;
 
     private FaultWorker(LockClient client, Checker checker, String id, String locks, Duration watchdog,
-            Duration fixedLease, PrintStream out) {
+            Duration fixedLease, CriticalSections sections, PrintStream out) {
         this.checker = checker;
         this.id = id;
         this.watchdog = watchdog;
         this.fixedLease = fixedLease;
+        this.sections = sections;
         this.out = out;
         for (String lock : locks.split(",")) {
             String[] kindAndName = lock.split(":", 2);
@@ -64,8 +67,9 @@ public final class FaultWorker {
      * @throws Exception if the worker cannot start
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 8) {
-            System.err.println("usage: FaultWorker <lock-uri> <checker-uri> <id> <threads> <watchdog-ms> <locks> <seed> <fixed-lease-ms>");
+        if (args.length != 9) {
+            System.err.println("usage: FaultWorker <lock-uri> <checker-uri> <id> <threads> <watchdog-ms> <locks> <seed> "
+                    + "<fixed-lease-ms> <sections: empty,short,long per 1000>");
             System.exit(2);
         }
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
@@ -85,7 +89,7 @@ public final class FaultWorker {
         Checker checker = new Checker(args[1]);
         long fixedLease = Long.parseLong(args[7]);
         FaultWorker worker = new FaultWorker(client, checker, args[2], args[5], watchdog,
-                fixedLease == 0 ? null : Duration.ofMillis(fixedLease), out);
+                fixedLease == 0 ? null : Duration.ofMillis(fixedLease), CriticalSections.parse(args[8]), out);
         int threads = Integer.parseInt(args[3]);
         long seed = Long.parseLong(args[6]);
         List<Thread> running = new ArrayList<>();
@@ -166,22 +170,14 @@ public final class FaultWorker {
     }
 
     /**
-     * The critical section's work: mostly nothing, sometimes a few milliseconds, and sometimes
-     * longer than the renewal period (a third of the watchdog timeout), so that a renewal, a
-     * pause or a restart finds holders inside.
+     * The critical section's work, as long as {@link CriticalSections} draws: nothing, a few
+     * milliseconds, or longer than the renewal period (a third of the watchdog timeout).
      */
     private void work(SplittableRandom random) {
-        int roll = random.nextInt(100);
-        long millis;
-        if (roll < 85) {
-            return;
-        } else if (roll < 97) {
-            millis = 1 + random.nextInt(40);
-        } else {
-            long renewal = watchdog.toMillis() / 3;
-            millis = renewal + 10 + random.nextInt(200);
+        long millis = sections.nextMillis(random, watchdog.toMillis() / 3);
+        if (millis > 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
         }
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
     }
 
     /** Prints {@code <code> <thread> [detail]}; thread -1 for the worker as a whole. */
