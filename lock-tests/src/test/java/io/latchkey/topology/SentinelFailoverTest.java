@@ -141,7 +141,7 @@ class SentinelFailoverTest {
             assertFalse(acquiredAt.containsKey(kept), "the kept lock is still held by its holder");
             await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(promoted, kept) == 1);
             detector.exit(kept);
-            unlockRetrying(keptByHolder, 1);
+            unlockOnce(keptByHolder, 1);
             long released = System.nanoTime();
             await().atMost(Duration.ofSeconds(10)).until(() -> acquiredAt.containsKey(kept));
             long wokenAfterMillis = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(kept) - released);
@@ -191,17 +191,18 @@ class SentinelFailoverTest {
         return false;
     }
 
-    private static void unlockRetrying(DistributedLock lock, long owner) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (true) {
-            try {
-                lock.unlockAsync(owner).get(5, TimeUnit.SECONDS);
-                return;
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof LockException) || System.nanoTime() - deadline > 0) {
-                    throw e;
-                }
-                LockSupport.parkNanos(RETRY_BACKOFF.toNanos());
+    /**
+     * What an application does while Redis fails over, as the README says: unlock once; an unlock
+     * whose answer was lost ("need not retry") is completed by the library as soon as Redis
+     * answers again, and a second unlock would find the hold gone (it once failed so with
+     * {@code IllegalMonitorStateException}, when the settling came first).
+     */
+    private static void unlockOnce(DistributedLock lock, long owner) throws Exception {
+        try {
+            lock.unlockAsync(owner).get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof LockException deferred) || !deferred.getMessage().contains("need not retry")) {
+                throw e;
             }
         }
     }
