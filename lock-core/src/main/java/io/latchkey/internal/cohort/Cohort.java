@@ -340,7 +340,7 @@ final class Cohort {
      * while the lock is not passed on.
      */
     private void readMark(long heldToken) {
-        context.executor().call(plain.name(), commands -> commands.get(plain.keys().derived("waiting")))
+        context.executor().call(plain.name(), commands -> commands.get(plain.keys().waitingMark()))
                 .thenAccept(marked -> {
                     if (marked != null && !marked.equals(client)) {
                         synchronized (this) {
@@ -447,8 +447,7 @@ final class Cohort {
      */
     private void notice(String message) {
         if (message.startsWith(WAITING)) {
-            if (!message.regionMatches(WAITING.length(), client, 0, client.length())
-                    || message.length() != WAITING.length() + client.length()) {
+            if (!message.equals(WAITING + client)) {
                 synchronized (this) {
                     remoteWaiting |= state != State.FREE;
                 }

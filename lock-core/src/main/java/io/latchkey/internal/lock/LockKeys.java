@@ -92,6 +92,16 @@ public final class LockKeys {
         return derived("channel");
     }
 
+    /** @return with local hand-off, the client whose try found the lock held, {@link #derived(String) derived} with suffix {@code waiting} */
+    public String waitingMark() {
+        return derived("waiting");
+    }
+
+    /** @return with local hand-off, the client a release reserved the lock for, {@link #derived(String) derived} with suffix {@code turn} */
+    public String turn() {
+        return derived("turn");
+    }
+
     /**
      * @param suffix what the key holds, e.g. {@code queue}: not empty, no '{', '}' or ':'
      * @return the key of that name for this lock, in the lock's slot

@@ -55,9 +55,9 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @return the calls, on this lock's keys
      */
     public HoldCalls cohortCalls(int tokenBlock, Duration turn) {
-        String[] acquireKeys = {keys.lock(), keys.fenceCounter(), keys.derived("waiting"), keys.derived("turn"),
+        String[] acquireKeys = {keys.lock(), keys.fenceCounter(), keys.waitingMark(), keys.turn(),
                 keys.channel()};
-        String[] releaseKeys = {keys.lock(), keys.channel(), keys.derived("waiting"), keys.derived("turn")};
+        String[] releaseKeys = {keys.lock(), keys.channel(), keys.waitingMark(), keys.turn()};
         return new HoldCalls(name, keys.lock(), context, scripts(acquireKeys,
                 new String[] {Integer.toString(tokenBlock), context.publishCommand()},
                 releaseKeys, Long.toString(turn.toMillis())));
@@ -71,7 +71,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
      */
     public CompletableFuture<Long> unmark(String client) {
         return context.executor().eval(name, UNMARK, ScriptOutputType.INTEGER,
-                new String[] {keys.derived("waiting"), keys.derived("turn")}, client);
+                new String[] {keys.waitingMark(), keys.turn()}, client);
     }
 
     /**
