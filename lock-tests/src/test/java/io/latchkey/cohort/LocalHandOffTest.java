@@ -324,7 +324,7 @@ class LocalHandOffTest {
 
     @Test
     void aClientAloneOnTheLockKeepsHandingOffPastTheBound() throws Exception {
-        int maxHandOffs = 4;
+        int maxHandOffs = 1;
         DistributedLock lock = client(builder -> builder.localHandOff(maxHandOffs, Duration.ofMillis(1))).getLock(name);
         int threadCount = 4;
         int perThread = 100;
@@ -344,8 +344,10 @@ class LocalHandOffTest {
         int grants = threadCount * perThread;
         int redisHolds = grants - handOffs.size();
         // Were the bounds applied with nobody else waiting, every Redis hold would be passed on at
-        // most 4 times, or for 1 ms: at least 80 Redis holds for 400 grants.
-        assertTrue(redisHolds < grants / (maxHandOffs + 1) / 2, "Redis holds for " + grants + " grants: " + redisHolds
+        // most once, or for 1 ms: at least 200 Redis holds for 400 grants. Alone, a release goes
+        // to Redis only when no other thread waits at that moment (about 60 of 400 on a loaded
+        // machine, a handful on a quiet one).
+        assertTrue(redisHolds < grants / (maxHandOffs + 1) * 3 / 4, "Redis holds for " + grants + " grants: " + redisHolds
                 + " (hand-offs " + handOffs.size() + ")");
     }
 
