@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -216,6 +217,34 @@ class LocalHandOffTest {
         }
         assertFalse(handOffs.isEmpty(), "the clients handed off locally");
         assertEquals(0L, inspector.commands().exists(name));
+    }
+
+    @Test
+    void anOwnerThatUnlocksInTheCompletionOfItsGrantPassesNothingToAnAttemptThatWasGranted() throws Exception {
+        // Async owners that unlock at once, inside the completion of their grants: by then an
+        // attempt that was granted must no longer count as a local waiter, or the last unlock
+        // passes the hold to it, and the lock stays held in Redis after every owner let go.
+        DistributedLock lock = handingOff().getLock(name);
+        lock.lockAsync(1).get(5, TimeUnit.SECONDS);
+        CompletableFuture<Void> first = lock.lockAsync(2);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (inspector.subscribers(RedisInspector.channelOf(name)) == 0) {
+            assertTrue(System.nanoTime() < deadline, "the first waiter never subscribed");
+            Thread.sleep(5);
+        }
+        CompletableFuture<Void> second = lock.lockAsync(3);
+        CompletableFuture<Boolean> lockedAfterTheLastUnlock = CompletableFuture.anyOf(first, second).thenCompose(granted -> {
+            boolean firstHolds = first.isDone();
+            return lock.unlockAsync(firstHolds ? 2 : 3)
+                    .thenCompose(released -> firstHolds ? second : first)
+                    .thenCompose(grantedToo -> lock.unlockAsync(firstHolds ? 3 : 2))
+                    .thenCompose(released -> lock.isLockedAsync());
+        });
+
+        lock.unlockAsync(1).get(5, TimeUnit.SECONDS);
+
+        assertFalse(lockedAfterTheLastUnlock.get(5, TimeUnit.SECONDS), "the last unlock released the lock in Redis");
+        assertFalse(lock.isLocked());
     }
 
     // ---- rule 2: bounded bypass ----------------------------------------------------------------

@@ -204,8 +204,11 @@ final class AcquireAttempt {
     }
 
     private void acquired(Hold hold) {
+        // Closed before the caller hears of the grant, which it may act on in the completion
+        // itself: with local hand-off an open attempt counts as a waiter, and an unlock must not
+        // pass the hold on to an attempt that waits no more.
+        closeWakeups();
         if (result.complete(hold)) {
-            closeWakeups();
             settled.complete(null);
         } else {
             // Cancelled while the granting try was in flight: hand the level back.
