@@ -2,6 +2,7 @@ package io.latchkey.internal.wakeup;
 
 import io.netty.util.Timeout;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -79,7 +80,7 @@ final class ChannelWaiters {
     void signal(String message) {
         sequence.incrementAndGet();
         if (UnlockSubscriptions.EVERY_WAITER.equals(message)) {
-            pending.forEach(PendingWake::signal);
+            parkedNow().forEach(PendingWake::signal);
             return;
         }
         boolean addressed = message != null && !message.isEmpty();
@@ -96,7 +97,17 @@ final class ChannelWaiters {
 
     void signalAll() {
         sequence.incrementAndGet();
-        pending.forEach(PendingWake::wake);
+        parkedNow().forEach(PendingWake::wake);
+    }
+
+    /**
+     * The waits parked now, to wake each once: a woken waiter may try again and park again on
+     * this thread (a try that the client answers itself, as local hand-off does), and the queue's
+     * iterator would reach that new wait, wake it, and so on, round after round on the thread
+     * that delivers the messages.
+     */
+    private List<PendingWake> parkedNow() {
+        return List.copyOf(pending);
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,6 +70,31 @@ class UnlockSubscriptionsTest {
 
         assertEquals(List.of(true, true, true), ended(waits), "readers that can all go wake all at once");
         assertFalse(otherChannel.isDone());
+    }
+
+    @Test
+    void waitersThatParkAgainAsTheyAreWokenAreWokenOnceByAWakeOfEveryWaiter() {
+        AtomicInteger woken = new AtomicInteger();
+        for (int i = 0; i < 2; i++) {
+            parkAgainWhenWoken(subscriptions.join(CHANNEL, null).join(), woken);
+        }
+
+        subscriptions.message(CHANNEL, UnlockSubscriptions.EVERY_WAITER);
+        assertEquals(2, woken.get(), "waits parked after the message are not the message's to end");
+        subscriptions.subscribed(CHANNEL, 1); // as after a reconnect: every waiter re-checks
+        assertEquals(4, woken.get(), "waits parked after the re-subscription are not the re-subscription's to end");
+    }
+
+    /**
+     * Parks as an attempt whose next try is answered at once, by the client itself (as with local
+     * hand-off): within each wake-up, on the thread that delivers the message, it parks again.
+     */
+    private static void parkAgainWhenWoken(Wakeups wakeups, AtomicInteger woken) {
+        wakeups.await(wakeups.sequence(), ONE_MINUTE).thenRun(() -> {
+            if (woken.incrementAndGet() < 100) {
+                parkAgainWhenWoken(wakeups, woken);
+            }
+        });
     }
 
     @Test
