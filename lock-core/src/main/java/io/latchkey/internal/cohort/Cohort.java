@@ -94,8 +94,12 @@ final class Cohort {
     private int waiters;
     /** Guarded by this: the same by owner, so that a releasing owner's own attempt, still closing, does not count. */
     private final Map<Long, Integer> waitingOwners = new HashMap<>();
-    /** Guarded by this: a local try found a Redis call of the cohort in flight and must be woken after it. */
-    private boolean deferred;
+    /**
+     * Guarded by this: tries that found a Redis call of the cohort in flight, answered as that
+     * call ends. They share its answer rather than try Redis again one after another: a client's
+     * waiters send one try at a time, and no more than the lock's messages call for.
+     */
+    private final List<CompletableFuture<TryResult>> deferred = new ArrayList<>();
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
@@ -145,6 +149,7 @@ final class Cohort {
         boolean releaseFirst = false;
         long from = 0;
         TryResult answer = null;
+        CompletableFuture<TryResult> later = null;
         synchronized (this) {
             if (retired) {
                 return null;
@@ -180,20 +185,19 @@ final class Cohort {
                             answer = TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos));
                         } else {
                             releaseFirst = endPassing();
-                            deferred = true;
-                            answer = TryResult.busy(bound());
+                            later = defer();
                         }
                     }
-                    case HELD -> answer = TryResult.busy(Math.max(1, TimeUnit.NANOSECONDS.toMillis(confirmedUntilNanos - now)));
-                    default -> {
-                        deferred = true;
-                        answer = TryResult.busy(bound());
-                    }
+                    case HELD -> answer = TryResult.busy(heldMillis(now));
+                    default -> later = defer();
                 }
             }
         }
         if (releaseFirst) {
             releaseInRedis();
+        }
+        if (later != null) {
+            return later;
         }
         if (answer != null) {
             if (answer.acquired()) {
@@ -210,7 +214,8 @@ final class Cohort {
     private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure) {
         boolean granted = failure == null && reply.acquired();
         TryResult result = reply;
-        boolean wake;
+        TryResult forDeferred;
+        List<CompletableFuture<TryResult>> answered;
         long heldToken = 0;
         synchronized (this) {
             if (granted) {
@@ -235,20 +240,17 @@ final class Cohort {
                 stopObservingLocked();
                 marked |= failure == null;
             }
-            wake = deferred;
-            deferred = false;
+            answered = takeDeferred();
+            // After a grant, the hold is passed on to the tries answered here; after "held", they
+            // wait as the try did: an unlock that came after Redis answered it changed the
+            // channel's sequence since each of them last looked, so it still wakes them.
+            forDeferred = granted ? TryResult.busy(heldMillis(heldSinceNanos))
+                    : failure != null ? TryResult.busy(0) : TryResult.busy(reply.waitMillis());
             if (!granted) {
                 retireIfIdle();
             }
         }
-        // Tries answered here while this one was in Redis: after a grant, the hold is passed on
-        // to them; after a failure, each tries again itself; after "held", one tries again, in
-        // case what woke them was an unlock that came after this try was answered.
-        if (wake && failure != null) {
-            signalAll();
-        } else if (wake && !granted) {
-            signalOne();
-        }
+        answered.forEach(later -> later.complete(forDeferred));
         if (failure != null) {
             throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
         }
@@ -275,9 +277,26 @@ final class Cohort {
         return Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
     }
 
-    /** Guarded by this: the bound on a wait for a Redis call of the cohort in flight. */
-    private long bound() {
-        return Math.max(1, context.config().commandTimeout().toMillis());
+    /** Guarded by this: a try that found a Redis call of the cohort in flight; answered as it ends. */
+    private CompletableFuture<TryResult> defer() {
+        CompletableFuture<TryResult> later = new CompletableFuture<>();
+        deferred.add(later);
+        return later;
+    }
+
+    /** Guarded by this. */
+    private List<CompletableFuture<TryResult>> takeDeferred() {
+        if (deferred.isEmpty()) {
+            return List.of();
+        }
+        List<CompletableFuture<TryResult>> taken = new ArrayList<>(deferred);
+        deferred.clear();
+        return taken;
+    }
+
+    /** Guarded by this: the bound on a wait for the cohort's hold, which a local release or an unlock ends sooner. */
+    private long heldMillis(long now) {
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(confirmedUntilNanos - now));
     }
 
     /** Guarded by this. */
@@ -369,20 +388,23 @@ final class Cohort {
     private CompletableFuture<Void> releaseInRedis() {
         return redis.release(self).whenComplete((ok, failure) -> {
             boolean wake;
+            List<CompletableFuture<TryResult>> answered;
             synchronized (this) {
                 if (state == State.RELEASING) {
                     state = State.FREE;
                     stopObservingLocked();
                 }
-                wake = deferred || waiters > 0;
-                deferred = false;
+                wake = waiters > 0;
+                answered = takeDeferred();
                 retireIfIdle();
             }
             if (wake) {
-                // Redis's unlock message wakes one waiter of the channel too; this one covers
-                // waiters that a try in flight answered from here.
+                // Redis's unlock message wakes one waiter of the channel too, but it may come
+                // late, and the client knows already: one of its waiters tries Redis, the others
+                // share that try's answer.
                 signalAll();
             }
+            answered.forEach(later -> later.complete(TryResult.busy(0)));
         });
     }
 

@@ -203,6 +203,10 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
                 told = current == null ? List.of() : List.copyOf(current);
             }
             told.forEach(observer -> observer.accept(message));
+            // A notice tells of no unlock: counted as a signal, it would send waiters whose try
+            // crossed it to Redis again for nothing, and a cohort's failed try, which sends one,
+            // would send the next.
+            return;
         }
         ChannelWaiters waiters = find(channel);
         if (waiters != null) {
