@@ -63,7 +63,8 @@ public final class LockConfig {
     /**
      * {@return a builder with the defaults: 30 s watchdog lease, 3 s command timeout, 100 ms
      * RedLock attempt timeout, a fair wait timeout equal to the watchdog lease, each adapted to
-     * the settings made (see {@link Builder#build()})}
+     * the settings made (see {@link Builder#build()}), and local hand-off on with
+     * {@link LocalHandOff#DEFAULT}}
      */
     public static Builder builder() {
         return new Builder();
@@ -132,8 +133,9 @@ public final class LockConfig {
     }
 
     /**
-     * {@return the bounds of the plain lock's local hand-off, if it is on; empty (the default)
-     * when every hold of a plain lock goes through Redis}
+     * {@return the bounds of the plain lock's local hand-off, if it is on ({@link LocalHandOff#DEFAULT}
+     * unless set otherwise); empty when every hold of a plain lock goes through Redis
+     * ({@link Builder#noLocalHandOff()})}
      */
     public Optional<LocalHandOff> localHandOff() {
         return localHandOff;
@@ -212,7 +214,7 @@ public final class LockConfig {
      * as long as this client has waiters (released and taken again in Redis every 1,024 hand-offs
      * or {@code maxHandOffs}, whichever is more, for a fresh block of fencing tokens). Clients
      * with local hand-off off are not seen as waiting: give every client of a lock the same
-     * setting.
+     * setting. On by default with {@link #DEFAULT}; {@link Builder#noLocalHandOff()} turns it off.
      *
      * @param maxHandOffs the most local hand-offs per Redis hold while another client waits; 1 to
      *     1,000,000
@@ -221,7 +223,10 @@ public final class LockConfig {
      */
     public record LocalHandOff(int maxHandOffs, Duration maxTime) {
 
-        /** The bounds {@link Builder#localHandOff()} sets: 32 hand-offs, 20 ms. */
+        /**
+         * The bounds a client has unless set otherwise, and those {@link Builder#localHandOff()}
+         * sets: 32 hand-offs, 20 ms.
+         */
         public static final LocalHandOff DEFAULT = new LocalHandOff(32, Duration.ofMillis(20));
 
         /**
@@ -256,7 +261,8 @@ public final class LockConfig {
         private Path trustedCertificates;
         private LockEventListener eventListener = LockEventListener.NONE;
         private ReplicaAcknowledgement replicaAcknowledgement;
-        private LocalHandOff localHandOff;
+        /** Null when off. */
+        private LocalHandOff localHandOff = LocalHandOff.DEFAULT;
 
         private Builder() {
         }
@@ -417,10 +423,10 @@ public final class LockConfig {
         }
 
         /**
-         * Turns on the plain lock's local hand-off with the default bounds
-         * ({@link LocalHandOff#DEFAULT}). Off by default. Only plain locks taken with the
-         * watchdog lease are passed on locally; fixed leases, fair locks and RedLocks go through
-         * Redis as always.
+         * Sets the plain lock's local hand-off to the default bounds ({@link LocalHandOff#DEFAULT}),
+         * which a builder starts with: this undoes an earlier {@link #noLocalHandOff()} or
+         * {@link #localHandOff(int, Duration)}. Only plain locks taken with the watchdog lease are
+         * passed on locally; fixed leases, fair locks and RedLocks go through Redis as always.
          *
          * @return this builder
          */
@@ -430,7 +436,8 @@ public final class LockConfig {
         }
 
         /**
-         * Turns on the plain lock's local hand-off (see {@link LocalHandOff}). Off by default.
+         * Sets the bounds of the plain lock's local hand-off (see {@link LocalHandOff}), and turns
+         * it on again after {@link #noLocalHandOff()}. Default: {@link LocalHandOff#DEFAULT}.
          *
          * @param maxHandOffs the most local hand-offs per Redis hold; 1 to 1,000,000
          * @param maxTime the longest time one Redis hold is passed on locally; positive
@@ -444,8 +451,9 @@ public final class LockConfig {
         }
 
         /**
-         * Turns the plain lock's local hand-off off again (the default): every hold goes
-         * through Redis.
+         * Turns the plain lock's local hand-off off (it is on by default): every hold of a plain
+         * lock goes through Redis. Give every client of a lock the same setting (see
+         * {@link LocalHandOff}).
          *
          * @return this builder
          */

@@ -234,6 +234,22 @@ class LockConfigTest {
     }
 
     @Test
+    void localHandOffIsOnByDefaultWithTheDefaultBoundsAndNoLocalHandOffTurnsItOff() {
+        LockConfig byDefault = LockConfig.builder().address("redis://localhost").build();
+        assertEquals(LockConfig.LocalHandOff.DEFAULT, byDefault.localHandOff().orElseThrow());
+        assertEquals(new LockConfig.LocalHandOff(32, Duration.ofMillis(20)), LockConfig.LocalHandOff.DEFAULT);
+        assertTrue(byDefault.toString().contains("localHandOff=LocalHandOff[maxHandOffs=32, maxTime=PT0.02S]"), byDefault.toString());
+
+        LockConfig off = LockConfig.builder().address("redis://localhost").noLocalHandOff().build();
+        assertTrue(off.localHandOff().isEmpty());
+        assertTrue(off.toString().contains("localHandOff=off"), off.toString());
+        assertEquals(new LockConfig.LocalHandOff(4, Duration.ofMillis(5)), LockConfig.builder().address("redis://localhost")
+                .noLocalHandOff().localHandOff(4, Duration.ofMillis(5)).build().localHandOff().orElseThrow());
+        assertEquals(LockConfig.LocalHandOff.DEFAULT, LockConfig.builder().address("redis://localhost")
+                .noLocalHandOff().localHandOff().build().localHandOff().orElseThrow());
+    }
+
+    @Test
     void replicaAcknowledgementRejectsNonsenseNamingTheArgument() {
         LockConfig.Builder builder = LockConfig.builder().address("redis://localhost");
         IllegalArgumentException noReplica = assertThrows(IllegalArgumentException.class,

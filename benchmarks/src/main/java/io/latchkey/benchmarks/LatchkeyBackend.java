@@ -31,7 +31,7 @@ final class LatchkeyBackend implements LockBackend {
     LatchkeyBackend(Duration watchdogLease) {
         this.watchdogLease = watchdogLease;
         LockConfig.Builder plain = config().address(BenchEnvironment.redisUri());
-        this.client = LockClient.create((LOCAL_HAND_OFF ? plain.localHandOff() : plain).build());
+        this.client = LockClient.create((LOCAL_HAND_OFF ? plain : plain.noLocalHandOff()).build());
     }
 
     private LockConfig.Builder config() {

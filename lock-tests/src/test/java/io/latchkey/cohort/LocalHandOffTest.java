@@ -592,8 +592,25 @@ class LocalHandOffTest {
     // ---- rule 7: opt-out -------------------------------------------------------------------------
 
     @Test
+    void aClientWithTheDefaultSettingsHandsOff() throws Exception {
+        DistributedLock lock = client(UnaryOperator.identity()).getLock(name);
+        lock.lock();
+        Future<?>[] waiting = new Future<?>[1];
+        Thread waiter = submitted(waiting, () -> {
+            lock.lock();
+            lock.unlock();
+            return null;
+        });
+        awaitParked(waiter);
+        assertTrue(inspector.commands().hgetall(name).containsKey("cohort"), "the client's cohort holds in Redis");
+        lock.unlock();
+        waiting[0].get(5, TimeUnit.SECONDS);
+        assertEquals(1, handOffs.size(), "" + handOffs);
+    }
+
+    @Test
     void withHandOffOffEveryHoldIsTheOwnersOwnInRedis() throws Exception {
-        DistributedLock lock = client(builder -> builder.localHandOff().noLocalHandOff()).getLock(name);
+        DistributedLock lock = client(LockConfig.Builder::noLocalHandOff).getLock(name);
         lock.lock();
         Future<?>[] waiting = new Future<?>[1];
         Thread waiter = submitted(waiting, () -> {
