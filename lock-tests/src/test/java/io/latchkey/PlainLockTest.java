@@ -17,9 +17,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract for the plain reentrant lock ({@link LockClient#getLock(String)}) against one
  * real Redis server, plus what only the plain lock promises: its layout in Redis and its
- * unlock subscriptions.
+ * unlock subscriptions. With local hand-off off, so that every hold is the owner's own in Redis;
+ * {@code CohortContractTest} runs the contract with hand-off on, the default.
  */
 class PlainLockTest extends SingleServerContract {
+
+    @Override
+    protected LockConfig.Builder addresses(LockConfig.Builder builder) {
+        return super.addresses(builder).noLocalHandOff();
+    }
 
     private static RedisInspector inspector;
 

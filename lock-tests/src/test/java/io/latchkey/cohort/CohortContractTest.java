@@ -6,9 +6,9 @@ import io.latchkey.LockConfig;
 import io.latchkey.contract.SingleServerContract;
 
 /**
- * The whole lock contract for the plain lock with local hand-off on ({@code PlainLockTest} runs
- * it with hand-off off, the default): everything the contract promises holds however the hold
- * passes between the owners of one client.
+ * The whole lock contract for the plain lock with local hand-off on, the default
+ * ({@code PlainLockTest} runs it with hand-off off): everything the contract promises holds
+ * however the hold passes between the owners of one client.
  */
 class CohortContractTest extends SingleServerContract {
 

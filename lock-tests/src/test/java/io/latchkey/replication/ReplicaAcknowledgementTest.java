@@ -39,6 +39,7 @@ class ReplicaAcknowledgementTest {
             "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
             "+hello", "+evalsha", "+eval",
             "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+incr", "+pexpire", "+pttl", "+del", "+publish",
+            "+incrby", "+get", "+set",
             "+subscribe", "+unsubscribe");
 
     private static RedisServer master;
@@ -77,7 +78,11 @@ class ReplicaAcknowledgementTest {
     }
 
     private LockClient newClient(String uri, int replicas, ReplicaShortfall onShortfall) {
-        LockClient client = LockClient.create(LockConfig.builder()
+        return newClient(LockConfig.builder(), uri, replicas, onShortfall);
+    }
+
+    private LockClient newClient(LockConfig.Builder builder, String uri, int replicas, ReplicaShortfall onShortfall) {
+        LockClient client = LockClient.create(builder
                 .address(uri)
                 .commandTimeout(Duration.ofSeconds(2))
                 .replicaAcknowledgement(replicas, ACK_TIMEOUT, onShortfall)
@@ -101,7 +106,9 @@ class ReplicaAcknowledgementTest {
 
     @Test
     void aReentryThatIsNotAcknowledgedGivesBackOnlyItsOwnLevel() {
-        DistributedLock lock = newClient(master.uri(), 1, ReplicaShortfall.FAIL).getLock(name);
+        // Without local hand-off: with it, a re-entry is counted by the client and never reaches
+        // Redis, so there is no grant for replicas to acknowledge.
+        DistributedLock lock = newClient(LockConfig.builder().noLocalHandOff(), master.uri(), 1, ReplicaShortfall.FAIL).getLock(name);
         lock.lock();
         replica.pause();
         try {
@@ -111,6 +118,22 @@ class ReplicaAcknowledgementTest {
         }
         assertTrue(lock.isHeldByCurrentThread(), "the first level stands");
         assertEquals(1, lock.getHoldCount());
+        lock.unlock();
+        assertEquals(0L, master.command("EXISTS", name));
+    }
+
+    @Test
+    void withLocalHandOffAReentryIsCountedByTheClientAndWaitsForNoReplica() {
+        DistributedLock lock = newClient(master.uri(), 1, ReplicaShortfall.FAIL).getLock(name);
+        lock.lock();
+        replica.pause();
+        try {
+            lock.lock(); // the client's hold in Redis, acknowledged when it was taken, is unchanged
+        } finally {
+            replica.resume();
+        }
+        assertEquals(2, lock.getHoldCount());
+        lock.unlock();
         lock.unlock();
         assertEquals(0L, master.command("EXISTS", name));
     }

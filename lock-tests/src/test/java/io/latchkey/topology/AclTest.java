@@ -40,16 +40,21 @@ class AclTest {
      * (HELLO with its AUTH option; Lettuce's CLIENT SETINFO on Redis 7.2+ may be refused), the
      * scripts (EVALSHA, EVAL on NOSCRIPT) and what they run (EXISTS, HEXISTS, HGET, HSET, HDEL,
      * HINCRBY, INCR of the fencing counter, PEXPIRE, PTTL, DEL, PUBLISH), the queries (EXISTS,
-     * HGET, PTTL) and the wake-ups (SUBSCRIBE, UNSUBSCRIBE). Keys are limited to the application's
-     * lock names ({@code locks:*}) and Latchkey's own {@code latchkey:*} (the fencing counters
-     * {@code latchkey:fence:{S}}, and the unlock channel, which the scripts declare as a key so
-     * that Cluster routes its sharded publish), channels to {@code latchkey:*}.
+     * HGET, PTTL) and the wake-ups (SUBSCRIBE, UNSUBSCRIBE); with local hand-off, the default,
+     * also INCRBY (a Redis hold reserves a block of tokens) and GET, SET and DEL of the lock's
+     * waiting mark and turn ({@code latchkey:{N}:waiting}, {@code latchkey:{N}:turn}), in the
+     * scripts and, for the mark, directly. Keys are limited to the application's lock names
+     * ({@code locks:*}) and Latchkey's own {@code latchkey:*} (the fencing counters
+     * {@code latchkey:fence:{S}}, the waiting marks and turns, and the unlock channel, which the
+     * scripts declare as a key so that Cluster routes its sharded publish), channels to
+     * {@code latchkey:*}.
      */
     static final List<String> LOCK_USER_RULES = List.of(
             "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
             "+hello",
             "+evalsha", "+eval",
             "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+incr", "+pexpire", "+pttl", "+del", "+publish",
+            "+incrby", "+get", "+set",
             "+subscribe", "+unsubscribe");
 
     /**
@@ -76,7 +81,7 @@ class AclTest {
         redis.command(noScripts.toArray(String[]::new));
         List<String> rulesOf01 = new ArrayList<>(setUser);
         rulesOf01.set(2, "locker01");
-        rulesOf01.removeAll(List.of("+hset", "+hdel", "+incr"));
+        rulesOf01.removeAll(List.of("+hset", "+hdel", "+incr", "+incrby", "+get", "+set"));
         redis.command(rulesOf01.toArray(String[]::new));
         List<String> readWrite = new ArrayList<>(setUser);
         readWrite.set(2, "rw-locker");
@@ -84,7 +89,7 @@ class AclTest {
         redis.command(readWrite.toArray(String[]::new));
         List<String> rulesBeforeFencing = new ArrayList<>(setUser);
         rulesBeforeFencing.set(2, "locker-unfenced");
-        rulesBeforeFencing.remove("+incr");
+        rulesBeforeFencing.removeAll(List.of("+incr", "+incrby"));
         redis.command(rulesBeforeFencing.toArray(String[]::new));
     }
 
@@ -178,10 +183,10 @@ class AclTest {
     }
 
     /**
-     * A user with 0.1's minimal ACL, which lacks HSET (and INCR, which fencing tokens added): the
-     * acquire is refused before it changes anything. Before the scripts wrote the call's id
-     * first, the hold count was written and the script then failed before PEXPIRE, leaving a lock
-     * that never expires.
+     * A user with 0.1's minimal ACL, which lacks HSET (and INCR and INCRBY, which fencing tokens
+     * added, and GET and SET, which local hand-off added): the acquire is refused before it
+     * changes anything. Before the scripts wrote the call's id first, the hold count was written
+     * and the script then failed before PEXPIRE, leaving a lock that never expires.
      */
     @Test
     void aUserWithoutHsetIsRefusedAndLeavesNoLockBehind() {
@@ -196,8 +201,9 @@ class AclTest {
     }
 
     /**
-     * A user with the rules that sufficed before fencing tokens, which lack INCR: the acquire is
-     * refused before it changes the lock, so the lock stays free for a user with the full rules.
+     * A user with the rules that sufficed before fencing tokens, which lack INCR (and INCRBY, with
+     * which a hold taken for local hand-off reserves its block of tokens): the acquire is refused
+     * before it changes the lock, so the lock stays free for a user with the full rules.
      * Had the script written to the lock hash before its INCR was refused, the hash would be left
      * without an expiry and with no hold in it, and nobody could take the lock again.
      */
