@@ -29,6 +29,7 @@ public class LatchkeyProperties {
     private final Sentinel sentinel = new Sentinel();
     private final Redlock redlock = new Redlock();
     private final Metrics metrics = new Metrics();
+    private final LocalHandOff localHandOff = new LocalHandOff();
 
     /** Properties with nothing set, for Spring to bind. */
     public LatchkeyProperties() {
@@ -124,6 +125,11 @@ public class LatchkeyProperties {
         return metrics;
     }
 
+    /** {@return the local hand-off settings} */
+    public LocalHandOff getLocalHandOff() {
+        return localHandOff;
+    }
+
     /** {@code latchkey.cluster.*}. */
     public static class Cluster {
 
@@ -139,10 +145,10 @@ public class LatchkeyProperties {
         }
 
         /**
-     * Sets the seed nodes.
-     *
-     * @param nodes the seed nodes
-     */
+         * Sets the seed nodes.
+         *
+         * @param nodes the seed nodes
+         */
         public void setNodes(List<String> nodes) {
             this.nodes = nodes;
         }
@@ -167,10 +173,10 @@ public class LatchkeyProperties {
         }
 
         /**
-     * Sets the master's name.
-     *
-     * @param master the master's name
-     */
+         * Sets the master's name.
+         *
+         * @param master the master's name
+         */
         public void setMaster(String master) {
             this.master = master;
         }
@@ -181,10 +187,10 @@ public class LatchkeyProperties {
         }
 
         /**
-     * Sets the Sentinels.
-     *
-     * @param nodes the Sentinels
-     */
+         * Sets the Sentinels.
+         *
+         * @param nodes the Sentinels
+         */
         public void setNodes(List<String> nodes) {
             this.nodes = nodes;
         }
@@ -195,10 +201,10 @@ public class LatchkeyProperties {
         }
 
         /**
-     * Sets the password.
-     *
-     * @param password the password
-     */
+         * Sets the password.
+         *
+         * @param password the password
+         */
         public void setPassword(String password) {
             this.password = password;
         }
@@ -219,10 +225,10 @@ public class LatchkeyProperties {
         }
 
         /**
-     * Sets the masters.
-     *
-     * @param addresses the masters
-     */
+         * Sets the masters.
+         *
+         * @param addresses the masters
+         */
         public void setAddresses(List<String> addresses) {
             this.addresses = addresses;
         }
@@ -245,10 +251,10 @@ public class LatchkeyProperties {
         }
 
         /**
-     * Sets whether meters are registered.
-     *
-     * @param enabled whether meters are registered
-     */
+         * Sets whether meters are registered.
+         *
+         * @param enabled whether meters are registered
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
@@ -259,12 +265,68 @@ public class LatchkeyProperties {
         }
 
         /**
-     * Sets whether lock meters carry the lock's name.
-     *
-     * @param lockNameTag whether lock meters carry the lock's name
-     */
+         * Sets whether lock meters carry the lock's name.
+         *
+         * @param lockNameTag whether lock meters carry the lock's name
+         */
         public void setLockNameTag(boolean lockNameTag) {
             this.lockNameTag = lockNameTag;
+        }
+    }
+
+    /** {@code latchkey.local-hand-off.*}: the plain lock's local hand-off, on unless turned off. */
+    public static class LocalHandOff {
+
+        /** Nothing set, for Spring to bind. */
+        public LocalHandOff() {
+        }
+        /** Whether a release passes the client's Redis hold straight to a waiting owner of the same client. */
+        private boolean enabled = true;
+        /** How many hand-offs in a row while another client waits (default 32). */
+        private Integer maxHandOffs;
+        /** How long the client's Redis hold is passed on while another client waits (default 20ms). */
+        private Duration maxTime;
+
+        /** {@return whether local hand-off is on} */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Sets whether local hand-off is on.
+         *
+         * @param enabled whether local hand-off is on
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** {@return the bound on hand-offs in a row, or null for the default} */
+        public Integer getMaxHandOffs() {
+            return maxHandOffs;
+        }
+
+        /**
+         * Sets the bound on hand-offs in a row.
+         *
+         * @param maxHandOffs the bound on hand-offs in a row
+         */
+        public void setMaxHandOffs(Integer maxHandOffs) {
+            this.maxHandOffs = maxHandOffs;
+        }
+
+        /** {@return the bound on the time a hold is passed on, or null for the default} */
+        public Duration getMaxTime() {
+            return maxTime;
+        }
+
+        /**
+         * Sets the bound on the time a hold is passed on.
+         *
+         * @param maxTime the bound on the time a hold is passed on
+         */
+        public void setMaxTime(Duration maxTime) {
+            this.maxTime = maxTime;
         }
     }
 }

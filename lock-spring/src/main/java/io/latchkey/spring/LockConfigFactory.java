@@ -36,7 +36,18 @@ final class LockConfigFactory {
         Optional.ofNullable(properties.getCommandTimeout()).ifPresent(builder::commandTimeout);
         Optional.ofNullable(properties.getFairLockWaitTimeout()).ifPresent(builder::fairLockWaitTimeout);
         Optional.ofNullable(properties.getRedLockAttemptTimeout()).ifPresent(builder::redLockAttemptTimeout);
+        localHandOff(properties.getLocalHandOff(), builder);
         return builder.build();
+    }
+
+    private static void localHandOff(LatchkeyProperties.LocalHandOff handOff, LockConfig.Builder builder) {
+        if (!handOff.isEnabled()) {
+            builder.noLocalHandOff();
+        } else if (handOff.getMaxHandOffs() != null || handOff.getMaxTime() != null) {
+            LockConfig.LocalHandOff defaults = LockConfig.LocalHandOff.DEFAULT;
+            builder.localHandOff(Optional.ofNullable(handOff.getMaxHandOffs()).orElse(defaults.maxHandOffs()),
+                    Optional.ofNullable(handOff.getMaxTime()).orElse(defaults.maxTime()));
+        }
     }
 
     /** {@return true if {@code latchkey.*} names a Redis (RedLock masters alone count)} */

@@ -67,6 +67,25 @@ class LatchkeyStarterTest {
             assertThat(config.watchdogTimeout()).isEqualTo(Duration.ofSeconds(2));
             assertThat(config.commandTimeout()).isEqualTo(Duration.ofMillis(300));
             assertThat(config.fairLockWaitTimeout()).isEqualTo(Duration.ofSeconds(7));
+            assertThat(config.localHandOff()).contains(LockConfig.LocalHandOff.DEFAULT);
+        }
+    }
+
+    @Test
+    void localHandOffIsOnUnlessTurnedOffAndTakesItsBounds() {
+        try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri(),
+                "latchkey.local-hand-off.enabled=false")) {
+            assertThat(context.getBean(LockConfig.class).localHandOff()).isEmpty();
+        }
+        try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri(),
+                "latchkey.local-hand-off.max-hand-offs=8")) {
+            assertThat(context.getBean(LockConfig.class).localHandOff())
+                    .contains(new LockConfig.LocalHandOff(8, LockConfig.LocalHandOff.DEFAULT.maxTime()));
+        }
+        try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri(),
+                "latchkey.local-hand-off.max-time=5ms")) {
+            assertThat(context.getBean(LockConfig.class).localHandOff())
+                    .contains(new LockConfig.LocalHandOff(LockConfig.LocalHandOff.DEFAULT.maxHandOffs(), Duration.ofMillis(5)));
         }
     }
 
