@@ -80,7 +80,8 @@ final class Cohort {
     private final String field;
     /** What the client's tries write into the lock's waiting mark. */
     private final String client;
-    private final LocalHandOff bounds;
+    /** How many fencing tokens a Redis acquisition reserves for the hand-offs it starts. */
+    private final int tokenBlock;
     private final long marginNanos;
     private final AtomicLong localSequence = new AtomicLong();
 
@@ -114,13 +115,8 @@ final class Cohort {
     private long confirmedUntilNanos;
     private long heldSinceNanos;
     private Timeout passGuard;
-    /** Guarded by this: a try of this cohort marked its client as waiting, and no grant since removed the mark. */
-    private boolean marked;
-    /** Guarded by this: another client told it waits, since this cohort's try was sent. */
-    private boolean remoteWaiting;
-    /** Guarded by this: when the waiting mark was last read (or the grant told of it), and the token then. */
-    private long markReadNanos;
-    private long markReadToken;
+    /** Guarded by this. */
+    private final OtherClients others;
     private Runnable stopObserving;
 
     Cohort(Cohorts registry, Object identity, ReentrantLockProtocol plain, long self, LocalHandOff bounds) {
@@ -128,11 +124,12 @@ final class Cohort {
         this.identity = identity;
         this.plain = plain;
         this.context = plain.context();
-        this.redis = plain.cohortCalls(tokenBlock(bounds), TURN);
+        this.tokenBlock = Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
+        this.redis = plain.cohortCalls(tokenBlock, TURN);
         this.self = self;
         this.field = context.field(self);
         this.client = field.substring(0, field.indexOf(':'));
-        this.bounds = bounds;
+        this.others = new OtherClients(bounds);
         this.marginNanos = context.config().commandTimeout().toNanos();
     }
 
@@ -170,7 +167,7 @@ final class Cohort {
                         state = State.ACQUIRING;
                         this.owner = owner;
                         toRedis = true;
-                        remoteWaiting = false;
+                        others.trySent();
                         // Before the try is sent: a waiter that the grant finds marked is told then.
                         stopObserving = context.subscriptions().observe(plain.keys().channel(), this::notice);
                     }
@@ -225,20 +222,20 @@ final class Cohort {
                 redisToken = grant.fencingToken();
                 heldToken = redisToken;
                 token = redisToken;
-                lastToken = redisToken + tokenBlock(bounds) - 1;
+                lastToken = redisToken + tokenBlock - 1;
                 confirmedUntilNanos = grant.confirmedUntilNanos();
                 heldSinceNanos = context.ticker().read();
                 throughRedis = false;
-                marked = false;
-                markReadNanos = heldSinceNanos;
-                markReadToken = token;
+                others.granted(heldSinceNanos, token);
                 result = TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos));
                 renewInRedis(heldToken);
             } else {
                 state = State.FREE;
                 this.owner = 0;
                 stopObservingLocked();
-                marked |= failure == null;
+                if (failure == null) {
+                    others.markedByTry();
+                }
             }
             answered = takeDeferred();
             // After a grant, the hold is passed on to the tries answered here; after "held", they
@@ -271,10 +268,6 @@ final class Cohort {
                 confirmed(heldToken, sentAtNanos + leaseNanos);
             }
         });
-    }
-
-    private static int tokenBlock(LocalHandOff bounds) {
-        return Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
     }
 
     /** Guarded by this: a try that found a Redis call of the cohort in flight; answered as it ends. */
@@ -326,17 +319,12 @@ final class Cohort {
             this.owner = 0;
             long now = context.ticker().read();
             passed = waiters > waitingOwners.getOrDefault(owner, 0) && !throughRedis && token < lastToken
-                    && !boundReached(now) && leaseValid(now);
+                    && !others.boundReached(token - redisToken, now - heldSinceNanos) && leaseValid(now);
             if (passed) {
                 state = State.PASSING;
                 schedulePassGuard();
-                readMark = !remoteWaiting && (token - markReadToken >= Math.max(1, bounds.maxHandOffs() / 2)
-                        || now - markReadNanos >= bounds.maxTime().toNanos());
-                if (readMark) {
-                    markReadNanos = now;
-                    markReadToken = token;
-                    heldToken = redisToken;
-                }
+                readMark = others.readDue(now, token);
+                heldToken = redisToken;
             } else {
                 state = State.RELEASING;
             }
@@ -363,16 +351,12 @@ final class Cohort {
                 .thenAccept(marked -> {
                     if (marked != null && !marked.equals(client)) {
                         synchronized (this) {
-                            remoteWaiting |= (state == State.HELD || state == State.PASSING) && redisToken == heldToken;
+                            if ((state == State.HELD || state == State.PASSING) && redisToken == heldToken) {
+                                others.waits();
+                            }
                         }
                     }
                 });
-    }
-
-    /** Guarded by this: another client waits, and this cohort had its share of hand-offs or of time. */
-    private boolean boundReached(long now) {
-        return remoteWaiting
-                && (token - redisToken >= bounds.maxHandOffs() || now - heldSinceNanos >= bounds.maxTime().toNanos());
     }
 
     /** Guarded by this: a passed hold nobody took; true if the caller must release it in Redis. */
@@ -471,7 +455,9 @@ final class Cohort {
         if (message.startsWith(WAITING)) {
             if (!message.equals(WAITING + client)) {
                 synchronized (this) {
-                    remoteWaiting |= state != State.FREE;
+                    if (state != State.FREE) {
+                        others.waits();
+                    }
                 }
             }
         } else if (message.startsWith(FORCED)) {
@@ -574,8 +560,7 @@ final class Cohort {
             waitingOwners.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
             release = waiters == 0 && endPassing();
             // The last waiter gave up (a timeout, an interrupt): the client no longer waits.
-            unmark = waiters == 0 && marked && state == State.FREE;
-            marked &= !unmark;
+            unmark = waiters == 0 && state == State.FREE && others.withdraw();
             retireIfIdle();
         }
         if (release) {
