@@ -60,9 +60,10 @@ final class CohortWakeups implements Wakeups {
         });
         done.whenComplete((ok, failure) -> {
             cohort.unpark(localWait);
-            if (!remoteWait.isDone()) {
-                redis.interrupt();
-            }
+            // This wait's own, not redis.interrupt(): that ends the latest wait, and the caller's
+            // completion, which runs first, may have parked a new one already. This one would
+            // then stay parked, and swallow the next unlock message as if it were a waiter.
+            remoteWait.complete(null);
         });
         return done;
     }
