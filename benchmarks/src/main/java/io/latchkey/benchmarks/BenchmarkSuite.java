@@ -196,8 +196,10 @@ public final class BenchmarkSuite {
             addNotes();
             long seconds = (System.nanoTime() - started) / 1_000_000_000L;
             String text = report.render(environment) + String.format(Locale.ROOT,
-                    "%nSuite time: %d min %02d s. Reproduce: java -jar benchmarks/target/latchkey-benchmarks.jar%s%n",
-                    seconds / 60, seconds % 60, options.commandLine());
+                    "%nSuite time: %d min %02d s. Reproduce: java%s -jar benchmarks/target/latchkey-benchmarks.jar%s%n",
+                    seconds / 60, seconds % 60,
+                    LatchkeyBackend.LOCAL_HAND_OFF ? "" : " -D" + LatchkeyBackend.LOCAL_HAND_OFF_PROPERTY + "=false",
+                    options.commandLine());
             out.print(text);
             Files.writeString(options.out.resolve("summary.txt"), text, StandardCharsets.UTF_8);
             return report.failed() ? 1 : 0;
@@ -322,10 +324,10 @@ public final class BenchmarkSuite {
         return new Attempt(null, RunOutcome.failed(scenario, library, why, metrics, seconds), seconds);
     }
 
-    /** @return the system properties a run's JVM needs: Redis, where metrics go, watchdog sizes */
+    /** @return the system properties a run's JVM needs: Redis, where metrics go, watchdog sizes, hand-off */
     private Map<String, String> runProperties(String runId) {
         Map<String, String> properties = new LinkedHashMap<>();
-        for (String key : List.of(BenchEnvironment.REDIS, BenchEnvironment.RED_LOCK_MASTERS)) {
+        for (String key : List.of(BenchEnvironment.REDIS, BenchEnvironment.RED_LOCK_MASTERS, LatchkeyBackend.LOCAL_HAND_OFF_PROPERTY)) {
             String value = System.getProperty(key);
             if (value != null) {
                 properties.put(key, value);
@@ -422,12 +424,13 @@ public final class BenchmarkSuite {
     private static String environment(RedisServer server) {
         Runtime runtime = Runtime.getRuntime();
         return String.format(Locale.ROOT,
-                "%s | %d cores, %s %s (%s) | JDK %s (%s) | redis-server %s | Latchkey %s, Redisson %s,"
+                "%s | %d cores, %s %s (%s) | JDK %s (%s) | redis-server %s | Latchkey %s (local hand-off %s), Redisson %s,"
                         + " Spring Integration %s, Lettuce %s, JMH %s",
                 ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
                 runtime.availableProcessors(), System.getProperty("os.name"), System.getProperty("os.version"),
                 System.getProperty("os.arch"), System.getProperty("java.runtime.version"), System.getProperty("java.vm.name"),
-                server.version(), version("io.latchkey", "lock-core"), version("org.redisson", "redisson"),
+                server.version(), version("io.latchkey", "lock-core"), LatchkeyBackend.LOCAL_HAND_OFF ? "on" : "off",
+                version("org.redisson", "redisson"),
                 version("org.springframework.integration", "spring-integration-redis"),
                 version("io.lettuce", "lettuce-core"), version("org.openjdk.jmh", "jmh-core"));
     }

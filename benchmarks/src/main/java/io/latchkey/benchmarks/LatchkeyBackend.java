@@ -19,10 +19,11 @@ final class LatchkeyBackend implements LockBackend {
     private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
 
     /**
-     * The plain locks' local hand-off (issue 13), on unless the system property
-     * {@code latchkey.localHandOff} is {@code false}, to measure the library without it.
+     * The system property that turns the plain locks' local hand-off (issue 13) off when
+     * {@code false}, to measure the library without it; the suite passes it on to every JVM.
      */
-    static final boolean LOCAL_HAND_OFF = !"false".equals(System.getProperty("latchkey.localHandOff"));
+    static final String LOCAL_HAND_OFF_PROPERTY = "latchkey.localHandOff";
+    static final boolean LOCAL_HAND_OFF = !"false".equals(System.getProperty(LOCAL_HAND_OFF_PROPERTY));
 
     private final Duration watchdogLease;
     private final LockClient client;

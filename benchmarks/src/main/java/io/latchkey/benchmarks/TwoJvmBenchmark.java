@@ -78,6 +78,7 @@ public class TwoJvmBenchmark extends LockBenchmark {
         List<String> command = List.of(java.toString(), "-Xms256m", "-Xmx1g",
                 "-D" + BenchEnvironment.REDIS + "=" + BenchEnvironment.redisUri(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-D" + LatchkeyBackend.LOCAL_HAND_OFF_PROPERTY + "=" + LatchkeyBackend.LOCAL_HAND_OFF,
                 "-cp", System.getProperty("java.class.path"),
                 SecondJvmContender.class.getName(), library, name, Integer.toString(threads), sharedFile.toString());
         try {
