@@ -507,7 +507,7 @@ class LockScriptsTest {
     void aCohortHoldReservesABlockOfTokensAndMarksItselfForForceRelease() {
         redis.set(COUNTER, "10");
 
-        assertThat(cohortAcquire(OWNER)).containsExactly(1L, 1L, 11L);
+        assertThat(cohortAcquire(OWNER)).as("granted, count, token, no other client waits").containsExactly(1L, 1L, 11L, 0L);
 
         assertThat(redis.get(COUNTER)).isEqualTo("42");
         assertThat(redis.hget(LOCK, "cohort")).isEqualTo("11");
@@ -548,8 +548,10 @@ class LockScriptsTest {
         cohortAcquire(OWNER);
         BlockingQueue<String> messages = listen();
 
-        assertThat(cohortAcquire(OTHER)).startsWith(1L, 1L);
+        List<Long> granted = cohortAcquire(OTHER);
 
+        assertThat(granted).startsWith(1L, 1L);
+        assertThat(granted.get(3)).as("the grant tells the new holder that another client waits").isEqualTo(1L);
         assertThat(redis.exists(TURN)).isZero();
         assertThat(redis.get(WAITING)).as("the other client still waits").isEqualTo("client-a");
         assertThat(messages.poll(5, TimeUnit.SECONDS)).as("told again, to the new holder").isEqualTo("!wait:client-a");

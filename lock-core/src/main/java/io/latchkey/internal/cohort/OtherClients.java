@@ -11,7 +11,7 @@ import io.latchkey.LockConfig.LocalHandOff;
 final class OtherClients {
 
     private final LocalHandOff bounds;
-    /** A try of the cohort marked its client as waiting, and no grant since removed the mark. */
+    /** The cohort marked its client as waiting, and no grant since removed the mark. */
     private boolean marked;
     /** Another client told it waits, or its mark was read, since the cohort's try was sent. */
     private boolean waiting;
@@ -28,8 +28,11 @@ final class OtherClients {
         waiting = false;
     }
 
-    /** Redis answered the cohort's try "held" (or "reserved for another client"), marking this client. */
-    void markedByTry() {
+    /**
+     * This client's mark stands in Redis: Redis answered the cohort's try "held" (or "reserved for
+     * another client"), or the cohort marked its client as it gave the lock up with owners waiting.
+     */
+    void marked() {
         marked = true;
     }
 

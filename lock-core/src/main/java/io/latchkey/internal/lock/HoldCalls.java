@@ -141,7 +141,8 @@ public final class HoldCalls {
             long count = (Long) reply.get(1);
             long token = (Long) reply.get(2);
             long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
-            TryResult granted = TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos));
+            boolean anotherClientWaits = reply.size() > 3 && (Long) reply.get(3) == 1L;
+            TryResult granted = TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos, anotherClientWaits));
             return acknowledgement.isEmpty() ? CompletableFuture.completedFuture(granted)
                     : replicated.acknowledged().handle((acks, failure) ->
                             checkAcknowledged(acknowledgement.get(), acks, failure, granted, hold, field))
@@ -210,19 +211,26 @@ public final class HoldCalls {
         private final long count;
         private final long token;
         private final long untilNanos;
+        private final boolean anotherClientWaits;
 
-        Granted(long owner, String field, LeaseTerm lease, long count, long token, long untilNanos) {
+        Granted(long owner, String field, LeaseTerm lease, long count, long token, long untilNanos, boolean anotherClientWaits) {
             this.owner = owner;
             this.field = field;
             this.lease = lease;
             this.count = count;
             this.token = token;
             this.untilNanos = untilNanos;
+            this.anotherClientWaits = anotherClientWaits;
         }
 
         @Override
         public long fencingToken() {
             return token;
+        }
+
+        @Override
+        public boolean anotherClientWaits() {
+            return anotherClientWaits;
         }
 
         @Override

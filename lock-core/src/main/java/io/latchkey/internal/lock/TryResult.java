@@ -58,5 +58,14 @@ public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean 
          * @param hold the hold the level belongs to
          */
         void start(Hold hold);
+
+        /**
+         * @return true if the lock's waiting mark named another client when Redis granted this
+         *     level (a grant to a client with local hand-off only), so that the client bounds its
+         *     hand-offs from the start, not from a notice that pub/sub may deliver late
+         */
+        default boolean anotherClientWaits() {
+            return false;
+        }
     }
 }

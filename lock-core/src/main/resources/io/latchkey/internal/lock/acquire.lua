@@ -21,7 +21,8 @@
 --          passes the hold to, and field 'cohort' keeps the hold's token, so that
 --          force-release.lua can tell the cohort its hold was deleted
 -- ARGV[6]  with KEYS[3]: the publish command, 'publish' or 'spublish'
--- Returns {1, hold count, token} when the owner now holds the lock; {0, the holder's remaining
+-- Returns {1, hold count, token} when the owner now holds the lock (with KEYS[3], a fourth element:
+-- 1 if the waiting mark named another client, whose cohort must bound its hand-offs); {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
 -- Tokens: the counter only grows and never expires, so a new hold's token exceeds every earlier
@@ -89,6 +90,7 @@ if new_token then
         redis.call('hset', lock, 'cohort', token)
     end
 end
+local others_wait = 0
 if waiting and new_token then
     if redis.call('get', turn) == client then
         redis.call('del', turn)
@@ -97,13 +99,17 @@ if waiting and new_token then
     if marked == client then
         redis.call('del', waiting)
     elseif marked then
-        -- Another client waits already: told again, so that this hold's cohort bounds its
-        -- hand-offs from the start.
+        -- Another client waits already: the reply tells this hold's cohort, which bounds its
+        -- hand-offs from the start; the notice tells it again where the reply is not read.
         redis.call(ARGV[6], channel, '!wait:' .. marked)
+        others_wait = 1
     end
 end
 local count = redis.call('hincrby', lock, owner, 1)
 if redis.call('pttl', lock) < lease then
     redis.call('pexpire', lock, lease)
+end
+if waiting then
+    return {1, count, tonumber(token), others_wait}
 end
 return {1, count, tonumber(token)}

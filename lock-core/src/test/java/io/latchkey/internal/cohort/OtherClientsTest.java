@@ -52,13 +52,13 @@ class OtherClientsTest {
     }
 
     @Test
-    void theClientsMarkIsWithdrawnOnceAndOnlyIfATryMadeIt() {
+    void theClientsMarkIsWithdrawnOnceAndOnlyIfItStands() {
         OtherClients others = new OtherClients(BOUNDS);
-        assertFalse(others.withdraw(), "no try marked the client");
-        others.markedByTry();
+        assertFalse(others.withdraw(), "the client never marked itself");
+        others.marked();
         assertTrue(others.withdraw());
         assertFalse(others.withdraw(), "withdrawn already");
-        others.markedByTry();
+        others.marked();
         others.granted(0, 1);
         assertFalse(others.withdraw(), "the grant removed the mark in Redis");
     }
