@@ -639,16 +639,10 @@ class LocalHandOffTest {
     void aClientWithTheDefaultSettingsHandsOff() throws Exception {
         DistributedLock lock = client(UnaryOperator.identity()).getLock(name);
         lock.lock();
-        Future<?>[] waiting = new Future<?>[1];
-        Thread waiter = submitted(waiting, () -> {
-            lock.lock();
-            lock.unlock();
-            return null;
-        });
-        awaitParked(waiter);
+        Future<?> waiting = parkedLockAndUnlock(lock);
         assertTrue(inspector.commands().hgetall(name).containsKey("cohort"), "the client's cohort holds in Redis");
         lock.unlock();
-        waiting[0].get(5, TimeUnit.SECONDS);
+        waiting.get(5, TimeUnit.SECONDS);
         assertEquals(1, handOffs.size(), "" + handOffs);
     }
 
@@ -656,6 +650,16 @@ class LocalHandOffTest {
     void withHandOffOffEveryHoldIsTheOwnersOwnInRedis() throws Exception {
         DistributedLock lock = client(LockConfig.Builder::noLocalHandOff).getLock(name);
         lock.lock();
+        Future<?> waiting = parkedLockAndUnlock(lock);
+        Map<String, String> fields = inspector.commands().hgetall(name);
+        assertNotEquals("none", fieldEnding(fields, ":" + Thread.currentThread().getId()), "" + fields);
+        lock.unlock();
+        waiting.get(5, TimeUnit.SECONDS);
+        assertTrue(handOffs.isEmpty(), "" + handOffs);
+    }
+
+    /** @return a thread's lock and unlock of {@code lock}, once the thread waits in the lock call */
+    private Future<?> parkedLockAndUnlock(DistributedLock lock) throws Exception {
         Future<?>[] waiting = new Future<?>[1];
         Thread waiter = submitted(waiting, () -> {
             lock.lock();
@@ -663,11 +667,7 @@ class LocalHandOffTest {
             return null;
         });
         awaitParked(waiter);
-        Map<String, String> fields = inspector.commands().hgetall(name);
-        assertNotEquals("none", fieldEnding(fields, ":" + Thread.currentThread().getId()), "" + fields);
-        lock.unlock();
-        waiting[0].get(5, TimeUnit.SECONDS);
-        assertTrue(handOffs.isEmpty(), "" + handOffs);
+        return waiting[0];
     }
 
     @Test
