@@ -183,8 +183,8 @@ final class LockRedis implements AutoCloseable {
 
     /**
      * Kills the master (on a Cluster: the first), waits until its replica has taken over, then
-     * restarts the old master, which comes back as a replica of the new one, and waits until it
-     * is linked, so that the next failover finds a replica again.
+     * restarts the old master as a replica of the new one and waits until it is linked, so that
+     * the next failover finds a replica again.
      */
     void failover() {
         if (cluster != null) {
@@ -199,6 +199,9 @@ final class LockRedis implements AutoCloseable {
         master.kill();
         RedisServer promoted = group.awaitFailover(master, FAILOVER_TIMEOUT);
         master.restart();
+        // As an operator's config would: left to Sentinel, the conversion waits for two of its
+        // 10 s INFO rounds and 8 s more, which a loaded machine stretched past the timeout.
+        master.command("REPLICAOF", promoted.host(), Integer.toString(promoted.port()));
         long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
         while (!linkedTo(master, promoted)) {
             if (System.nanoTime() - deadline > 0) {
