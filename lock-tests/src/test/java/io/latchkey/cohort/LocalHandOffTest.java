@@ -292,6 +292,57 @@ class LocalHandOffTest {
     }
 
     @Test
+    void handOffsStopOnceTheReadOfTheWaitingMarkGoesUnansweredForMaxTime() throws Exception {
+        // A lease so long that rule 1 alone would let the hand-offs go on all through the pause.
+        DistributedLock lock = client(builder -> builder.localHandOff(1_000_000, Duration.ofMillis(50))
+                .watchdogTimeout(Duration.ofSeconds(30))).getLock(name);
+        List<Long> grantedAt = new CopyOnWriteArrayList<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Future<?>> workers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            workers.add(threads.submit(() -> {
+                while (!stop.get()) {
+                    try {
+                        lock.lock();
+                    } catch (LockException redisPaused) {
+                        continue;
+                    }
+                    grantedAt.add(System.nanoTime());
+                    try {
+                        Thread.sleep(1);
+                    } finally {
+                        try {
+                            lock.unlock();
+                        } catch (LockException redisPaused) {
+                            // the release in Redis timed out: what the pause is for
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (handOffs.size() < 100) {
+            assertTrue(System.nanoTime() < deadline, "no local hand-offs under contention: " + handOffs.size());
+            Thread.sleep(5);
+        }
+        redis.pause();
+        long pausedAt = System.nanoTime();
+        Thread.sleep(1_500);
+        stop.set(true);
+        long resumedAt = System.nanoTime();
+        redis.resume();
+        for (Future<?> worker : workers) {
+            worker.get(20, TimeUnit.SECONDS);
+        }
+        // A read is sent at most 50 ms after the pause and is overdue 50 ms later; 400 ms of grace.
+        long lateGrants = grantedAt.stream()
+                .filter(at -> at - pausedAt - TimeUnit.MILLISECONDS.toNanos(400) > 0 && at - resumedAt < 0)
+                .count();
+        assertEquals(0, lateGrants, "local grants while the cohort could not tell whether another client waits");
+    }
+
+    @Test
     void theClientWhoseTurnItIsTakesTheLockAtTheUnlockNotWhenTheTurnRunsOut() throws Exception {
         List<DistributedLock> locks = List.of(handingOff().getLock(name), handingOff().getLock(name));
         List<Long> grantedAt = Collections.synchronizedList(new ArrayList<>());

@@ -565,6 +565,31 @@ class LockScriptsTest {
     }
 
     @Test
+    void aRequeueReservesTheTurnForTheMarkedClientThenMarksItsOwnSoThatTheNextGrantIsToldOfIt() {
+        cohortAcquire(OWNER);
+        cohortAcquire(OTHER);
+
+        assertThat(cohortRelease(OWNER, "requeue")).isEqualTo(0L);
+
+        assertThat(redis.get(TURN)).isEqualTo("client-b");
+        assertThat(redis.get(WAITING)).isEqualTo("client-a");
+        assertThat(redis.pttl(WAITING)).isBetween(1L, 10_000L);
+        List<Long> granted = cohortAcquire(OTHER);
+        assertThat(granted).startsWith(1L, 1L);
+        assertThat(granted.get(3)).as("the turn's grant is told that the releasing client waits").isEqualTo(1L);
+    }
+
+    @Test
+    void aRequeueThatLeavesTheLockHeldMarksNothing() {
+        cohortAcquire(OWNER);
+        cohortAcquire(OWNER);
+
+        assertThat(cohortRelease(OWNER, "requeue")).isEqualTo(1L);
+
+        assertThat(redis.exists(TURN, WAITING)).isZero();
+    }
+
+    @Test
     void aCohortReleaseWithNobodyMarkedReservesNothing() {
         cohortAcquire(OWNER);
 
@@ -619,10 +644,14 @@ class LockScriptsTest {
         return reply.stream().map(Long.class::cast).toList();
     }
 
-    /** release.lua as a cohort calls it: with the mark, the turn and a turn of 250 ms. */
     private static Long cohortRelease(String owner) {
+        return cohortRelease(owner, "release");
+    }
+
+    /** release.lua as a cohort calls it: with the mark, the turn, a turn of 250 ms and a mark of 10 s. */
+    private static Long cohortRelease(String owner, String mode) {
         return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, CHANNEL, WAITING, TURN}, owner, "publish", "call-" + ++calls, "release", "", "250");
+                new String[] {LOCK, CHANNEL, WAITING, TURN}, owner, "publish", "call-" + ++calls, mode, "", "250", "10000");
     }
 
     private static Long forceRelease() {

@@ -10,7 +10,6 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
-import io.lettuce.core.SetArgs;
 import io.netty.util.Timeout;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -41,7 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * acquisition while another client waits (its try marked it waiting, and told this client with a
  * {@code !wait:<client>} notice), then the hold is released in Redis, which reserves the lock for
  * that client for a turn (rule 2; acquire.lua and release.lua); with no other client waiting, the
- * hold is passed on until the block of tokens runs out;
+ * hold is passed on until the block of tokens runs out, and while the cohort's own read of the
+ * waiting mark is answered within {@code maxTime} (a cohort that cannot tell whether another
+ * client waits gives the hold back);
  * fixed leases never go through the cohort, so no local successor extends the client's hold
  * beyond what it asked for (rule 4); a hold found gone (a renewal, a
  * {@code !force:<token>} notice on the lock's channel, a lease that ran out unconfirmed) ends the
@@ -116,6 +117,11 @@ final class Cohort {
     private long confirmedUntilNanos;
     private long heldSinceNanos;
     private Timeout passGuard;
+    /**
+     * Guarded by this: the hold was passed on (PASSING) but no local waiter may take it before
+     * the read of the waiting mark in flight is answered ({@link OtherClients#mustHearFirst}).
+     */
+    private boolean waitingForMark;
     /** Guarded by this. */
     private final OtherClients others;
     private Runnable stopObserving;
@@ -126,7 +132,7 @@ final class Cohort {
         this.plain = plain;
         this.context = plain.context();
         this.tokenBlock = Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
-        this.redis = plain.cohortCalls(tokenBlock, TURN);
+        this.redis = plain.cohortCalls(tokenBlock, TURN, context.renewer().lease());
         this.self = self;
         this.field = context.field(self);
         this.client = field.substring(0, field.indexOf(':'));
@@ -173,7 +179,9 @@ final class Cohort {
                         stopObserving = context.subscriptions().observe(plain.keys().channel(), this::notice);
                     }
                     case PASSING -> {
-                        if (leaseValid(now)) {
+                        if (waitingForMark) {
+                            answer = TryResult.busy(heldMillis(now));
+                        } else if (leaseValid(now)) {
                             cancelPassGuard();
                             state = State.HELD;
                             this.owner = owner;
@@ -308,7 +316,9 @@ final class Cohort {
         boolean passed;
         boolean stillWaiting = false;
         boolean readMark = false;
+        boolean signal = false;
         long heldToken = 0;
+        long readAt = 0;
         synchronized (this) {
             if (retired) {
                 return null;
@@ -324,13 +334,15 @@ final class Cohort {
             this.owner = 0;
             long now = context.ticker().read();
             stillWaiting = waiters > waitingOwners.getOrDefault(owner, 0);
-            passed = stillWaiting && !throughRedis && token < lastToken
-                    && !others.boundReached(token - redisToken, now - heldSinceNanos) && leaseValid(now);
+            passed = stillWaiting && mayPassOn(now);
             if (passed) {
                 state = State.PASSING;
                 schedulePassGuard();
                 readMark = others.readDue(now, token);
+                readAt = token;
                 heldToken = redisToken;
+                waitingForMark = others.mustHearFirst(now, token);
+                signal = !waitingForMark;
             } else {
                 state = State.RELEASING;
                 if (stillWaiting) {
@@ -339,52 +351,74 @@ final class Cohort {
             }
         }
         if (passed) {
-            signalOne();
+            if (signal) {
+                signalOne();
+            }
             if (readMark) {
-                readMark(heldToken);
+                readMark(heldToken, readAt);
             }
             return DONE;
         }
-        CompletableFuture<Void> released = releaseInRedis();
-        if (stillWaiting) {
-            markWaiting();
-        }
-        return released;
+        // With owners still waiting (its bound was reached, or its lease or token block ran out),
+        // the release marks the client as waiting in the same script: the next holder's grant
+        // finds the mark and bounds its hand-offs from the start. Left to the waiters' next try,
+        // a round trip later, the mark was seen to come 7 ms late, a thousand hand-offs.
+        return releaseInRedis(stillWaiting);
     }
 
-    /**
-     * The client gives the lock up while owners of its own still wait (its bound was reached, or
-     * its lease or token block ran out): it marks itself as waiting at once, on the same
-     * connection right after the release, so that it comes after the release's turn and the next
-     * holder's grant already finds the mark and bounds its hand-offs from the start. Else the
-     * mark would wait for one of its waiters' tries, a round trip later, which a saturated
-     * machine was seen to delay by 5 ms, hundreds of hand-offs. Best effort: if the SET fails,
-     * the waiters' tries mark the client as before.
-     */
-    private void markWaiting() {
-        long leaseMillis = context.renewer().lease().toMillis();
-        context.executor().call(plain.name(), commands -> commands.set(plain.keys().waitingMark(), client,
-                SetArgs.Builder.px(leaseMillis)));
+    /** Guarded by this: whether the hold may be passed on to a local waiter as far as Redis is concerned. */
+    private boolean mayPassOn(long now) {
+        return !throughRedis && token < lastToken && !others.boundReached(token - redisToken, now - heldSinceNanos)
+                && leaseValid(now);
     }
 
     /**
      * Reads the waiting mark while the hold is passed on, every half bound of hand-offs or every
      * {@link LocalHandOff#maxTime()}, whichever comes first: the notices of other clients' tries
      * come over pub/sub, which a busy machine was seen to hold up for seconds, and a waiting
-     * client must not wait that long for its turn. One GET per half bound of grants, and none
-     * while the lock is not passed on.
+     * client must not wait that long for its turn. One GET at a time, at most one per half bound
+     * of grants, and none while the lock is not passed on. While the last answer is a whole bound
+     * of hand-offs old, or the read is unanswered for {@code maxTime}, the passed hold waits for
+     * the answer ({@link OtherClients#mustHearFirst}), and then goes on or to Redis.
      */
-    private void readMark(long heldToken) {
+    private void readMark(long heldToken, long readAt) {
         context.executor().call(plain.name(), commands -> commands.get(plain.keys().waitingMark()))
-                .thenAccept(marked -> {
-                    if (marked != null && !marked.equals(client)) {
-                        synchronized (this) {
-                            if ((state == State.HELD || state == State.PASSING) && redisToken == heldToken) {
-                                others.waits();
-                            }
-                        }
+                .whenComplete((marked, failure) -> heard(heldToken, readAt, failure == null ? marked : null, failure == null));
+    }
+
+    private void heard(long heldToken, long readAt, String marked, boolean answered) {
+        boolean pass = false;
+        boolean release = false;
+        boolean requeue = false;
+        synchronized (this) {
+            if (answered) {
+                others.readAnswered(readAt);
+            } else {
+                others.readFailed(readAt);
+            }
+            boolean current = (state == State.HELD || state == State.PASSING) && redisToken == heldToken;
+            if (current && marked != null && !marked.equals(client)) {
+                others.waits();
+            }
+            if (current && state == State.PASSING && waitingForMark) {
+                waitingForMark = false;
+                long now = context.ticker().read();
+                pass = waiters > 0 && mayPassOn(now) && !others.mustHearFirst(now, token);
+                if (!pass) {
+                    requeue = waiters > 0;
+                    release = endPassing();
+                    if (requeue) {
+                        others.marked();
                     }
-                });
+                }
+            }
+        }
+        if (pass) {
+            signalOne();
+        }
+        if (release) {
+            releaseInRedis(requeue);
+        }
     }
 
     /** Guarded by this: a passed hold nobody took; true if the caller must release it in Redis. */
@@ -393,12 +427,17 @@ final class Cohort {
             return false;
         }
         cancelPassGuard();
+        waitingForMark = false;
         state = State.RELEASING;
         return true;
     }
 
     private CompletableFuture<Void> releaseInRedis() {
-        return redis.release(self).whenComplete((ok, failure) -> {
+        return releaseInRedis(false);
+    }
+
+    private CompletableFuture<Void> releaseInRedis(boolean requeue) {
+        return (requeue ? redis.requeue(self) : redis.release(self)).whenComplete((ok, failure) -> {
             boolean wake;
             List<CompletableFuture<TryResult>> answered;
             synchronized (this) {
@@ -439,11 +478,18 @@ final class Cohort {
 
     private void passTimedOut(Timeout timeout) {
         boolean release;
+        boolean requeue;
         synchronized (this) {
             release = passGuard == timeout && endPassing();
+            // Owners may still wait: one that has not come for the hold, or all of them while the
+            // hold waited for a read of the mark that Redis did not answer in time.
+            requeue = release && waiters > 0;
+            if (requeue) {
+                others.marked();
+            }
         }
         if (release) {
-            releaseInRedis();
+            releaseInRedis(requeue);
         }
     }
 
@@ -523,6 +569,7 @@ final class Cohort {
             owner = 0;
             levels = 0;
             cancelPassGuard();
+            waitingForMark = false;
             state = State.FREE;
             stopObservingLocked();
             context.renewer().cancel(context.executor(), plain.keys().lock(), field);

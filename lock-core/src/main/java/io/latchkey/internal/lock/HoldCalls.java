@@ -34,6 +34,7 @@ public final class HoldCalls {
 
     private static final Logger log = LoggerFactory.getLogger(HoldCalls.class);
     private static final String RELEASE = "release";
+    private static final String REQUEUE = "requeue";
     private static final String FRESH = "fresh";
     private static final String UNDO = "undo";
 
@@ -273,17 +274,33 @@ public final class HoldCalls {
      *     owner held nothing, in which case nothing changed
      */
     public CompletableFuture<Void> release(long owner) {
+        return release(owner, RELEASE);
+    }
+
+    /**
+     * Releases one hold of a cohort's client whose own owners still wait: as
+     * {@link #release(long)}, and if the release deletes the lock, the lock's waiting mark names
+     * the client, in the same script, so that the next holder's grant already finds it.
+     *
+     * @param owner the cohort's owner id
+     * @return as {@link #release(long)}
+     */
+    public CompletableFuture<Void> requeue(long owner) {
+        return release(owner, REQUEUE);
+    }
+
+    private CompletableFuture<Void> release(long owner, String mode) {
         String field = field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
         context.renewer().releasing(context.executor(), lock, field);
-        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
+        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, mode);
         AtomicBoolean sent = new AtomicBoolean();
         return unsettled.after(hold, () -> {
             sent.set(true);
             // Registered before the call counts as answered, so the owner's next call comes after it.
-            return scripts.release(field, call, RELEASE).whenComplete((left, failure) -> {
+            return scripts.release(field, call, mode).whenComplete((left, failure) -> {
                 if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
                     unsettled.settleLater(hold, "release " + call, again);
                 }
@@ -379,7 +396,7 @@ public final class HoldCalls {
         /**
          * @param field the owner's field
          * @param call the call's id, or the id of the call being settled
-         * @param mode {@code release} or {@code undo}, as release.lua takes it
+         * @param mode {@code release}, {@code requeue} (a cohort's hold) or {@code undo}, as release.lua takes it
          * @return the holds left, or null if there was nothing to release
          */
         CompletableFuture<Long> release(String field, String call, String mode);

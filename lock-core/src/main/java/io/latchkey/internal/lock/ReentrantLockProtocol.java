@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 
 /**
  * The reentrant, non-fair lock: a hash of owner to hold count, one script call to acquire and one
@@ -40,7 +41,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
         this.keys = LockKeys.of(name);
         this.context = context;
         this.holds = new HoldCalls(name, keys.lock(), context, scripts(new String[] {keys.lock(), keys.fenceCounter()},
-                new String[0], new String[] {keys.lock(), keys.channel()}, null));
+                new String[0], new String[] {keys.lock(), keys.channel()}, new String[0]));
     }
 
     /**
@@ -52,15 +53,16 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @param tokenBlock how many tokens a new hold reserves: the hold's own and one per local
      *     hand-off; at least 2
      * @param turn how long a turn reserved for another client lasts
+     * @param mark how long a waiting mark that {@link HoldCalls#requeue(long)} writes lasts
      * @return the calls, on this lock's keys
      */
-    public HoldCalls cohortCalls(int tokenBlock, Duration turn) {
+    public HoldCalls cohortCalls(int tokenBlock, Duration turn, Duration mark) {
         String[] acquireKeys = {keys.lock(), keys.fenceCounter(), keys.waitingMark(), keys.turn(),
                 keys.channel()};
         String[] releaseKeys = {keys.lock(), keys.channel(), keys.waitingMark(), keys.turn()};
         return new HoldCalls(name, keys.lock(), context, scripts(acquireKeys,
                 new String[] {Integer.toString(tokenBlock), context.publishCommand()},
-                releaseKeys, Long.toString(turn.toMillis())));
+                releaseKeys, new String[] {Long.toString(turn.toMillis()), Long.toString(mark.toMillis())}));
     }
 
     /**
@@ -78,9 +80,9 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @param acquireKeys the keys of acquire.lua
      * @param extra ARGV after the four that acquire.lua always takes
      * @param releaseKeys the keys of release.lua
-     * @param turnMillis release.lua's ARGV[6], or null for a hold of one owner
+     * @param releaseExtra release.lua's ARGV after the five it always takes
      */
-    private HoldCalls.Scripts scripts(String[] acquireKeys, String[] extra, String[] releaseKeys, String turnMillis) {
+    private HoldCalls.Scripts scripts(String[] acquireKeys, String[] extra, String[] releaseKeys, String[] releaseExtra) {
         return new HoldCalls.Scripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
@@ -106,9 +108,8 @@ public final class ReentrantLockProtocol implements LockProtocol {
             }
 
             private CompletableFuture<Long> releaseCall(String field, String call, String mode, String token) {
-                String[] args = turnMillis == null
-                        ? new String[] {field, context.publishCommand(), call, mode, token}
-                        : new String[] {field, context.publishCommand(), call, mode, token, turnMillis};
+                String[] args = Stream.concat(Stream.of(field, context.publishCommand(), call, mode, token),
+                        Stream.of(releaseExtra)).toArray(String[]::new);
                 return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER, releaseKeys, args);
             }
         };

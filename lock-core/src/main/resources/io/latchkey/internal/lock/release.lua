@@ -7,7 +7,9 @@
 -- ARGV[2]  the publish command: 'publish', or 'spublish' for sharded pub/sub
 -- ARGV[3]  this call's id; when settling, the id of the call being settled
 -- ARGV[4]  'release' to release one hold unless call ARGV[3] already did (so sending it again
---          is harmless); 'undo' to release one hold only if call ARGV[3] was the grant that
+--          is harmless); 'requeue', for a cohort's hold, the same, and if the release deletes the
+--          lock, the waiting mark then names the releasing client (owners of its own still wait);
+--          'undo' to release one hold only if call ARGV[3] was the grant that
 --          made the owner's last change (so an undo never takes back a hold it did not add);
 --          'end' to release every level of the hold whose token is ARGV[5], if it is still there
 -- ARGV[5]  with 'end', the token of the hold to end
@@ -15,6 +17,10 @@
 --          its turn, and how many milliseconds a turn lasts. The release that deletes the lock
 --          reserves it for the client the mark names, so that a cohort that releases after
 --          passing its hold on locally lets the other client's waiter in before its own owners
+-- ARGV[7]  with KEYS[3]: how many milliseconds a waiting mark that 'requeue' writes lasts. In the
+--          same script as the release, so that the next holder's grant finds it: a mark written
+--          after the release was seen to land after that grant, whose client then passed its
+--          hold on a thousand times before it learnt of the waiter
 -- Returns nil when there is nothing to do: the owner does not hold the lock, or the undo finds
 -- its grant never happened or already gone; else the holds left.
 -- Cost: O(1).
@@ -29,6 +35,9 @@ local function delete()
         if marked and marked ~= string.match(owner, '^[^:]*') then
             redis.call('set', turn, marked, 'px', ARGV[6])
             redis.call('del', waiting)
+        end
+        if mode == 'requeue' then
+            redis.call('set', waiting, string.match(owner, '^[^:]*'), 'px', ARGV[7])
         end
     end
     redis.call(publish, channel, '')

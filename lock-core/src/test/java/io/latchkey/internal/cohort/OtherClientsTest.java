@@ -45,10 +45,61 @@ class OtherClientsTest {
         others.granted(0, 100);
         assertFalse(others.readDue(MS, 103));
         assertTrue(others.readDue(MS, 104), "half of 8 hand-offs");
+        others.readAnswered(104);
         assertFalse(others.readDue(2 * MS, 105), "counts from the last read");
         assertTrue(others.readDue(21 * MS, 105), "20 ms since the last read");
+        others.readAnswered(105);
         others.waits();
         assertFalse(others.readDue(100 * MS, 200), "a waiter is known: nothing to read");
+    }
+
+    @Test
+    void oneReadAtATimeAndOneUnansweredForMaxTimeMustBeHeardFirst() {
+        OtherClients others = new OtherClients(BOUNDS);
+        others.granted(0, 100);
+        assertTrue(others.readDue(MS, 104));
+        assertFalse(others.readDue(22 * MS, 105), "the last read is unanswered");
+        assertFalse(others.mustHearFirst(20 * MS, 105), "19 ms unanswered");
+        assertTrue(others.mustHearFirst(21 * MS, 105), "20 ms unanswered");
+        others.readAnswered(104);
+        assertFalse(others.mustHearFirst(100 * MS, 105), "answered");
+        assertTrue(others.readDue(100 * MS, 105), "the next read may go");
+    }
+
+    @Test
+    void aWholeBoundOfHandOffsPastTheLastAnswerMustBeHeardFirst() {
+        OtherClients others = new OtherClients(BOUNDS);
+        others.granted(0, 100);
+        assertFalse(others.mustHearFirst(0, 107));
+        assertTrue(others.mustHearFirst(0, 108), "8 hand-offs since the grant told of the mark");
+        assertTrue(others.readDue(0, 104));
+        others.readAnswered(104);
+        assertFalse(others.mustHearFirst(0, 111), "counts from the answered read's hand-off");
+        assertTrue(others.mustHearFirst(0, 112));
+        others.waits();
+        assertFalse(others.mustHearFirst(0, 1_000), "a waiter is known: the bound itself applies");
+    }
+
+    @Test
+    void aFailedReadTellsNothingButLetsTheNextOneGo() {
+        OtherClients others = new OtherClients(BOUNDS);
+        others.granted(0, 100);
+        assertTrue(others.readDue(0, 104));
+        others.readFailed(104);
+        assertTrue(others.mustHearFirst(0, 108), "still nothing heard since the grant");
+        assertTrue(others.readDue(0, 108));
+    }
+
+    @Test
+    void aGrantAnswersForTheMarkAndAnOlderReadsAnswerChangesNothing() {
+        OtherClients others = new OtherClients(BOUNDS);
+        others.granted(0, 100);
+        assertTrue(others.readDue(MS, 104));
+        others.granted(50 * MS, 2_000);
+        assertFalse(others.mustHearFirst(100 * MS, 2_000), "the grant told of the mark");
+        assertTrue(others.readDue(100 * MS, 2_001));
+        others.readAnswered(104);
+        assertTrue(others.mustHearFirst(200 * MS, 2_001), "the answer was of the read before the grant");
     }
 
     @Test
