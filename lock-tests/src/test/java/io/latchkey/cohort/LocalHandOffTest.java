@@ -293,8 +293,31 @@ class LocalHandOffTest {
 
     @Test
     void handOffsStopOnceTheReadOfTheWaitingMarkGoesUnansweredForMaxTime() throws Exception {
-        // A lease so long that rule 1 alone would let the hand-offs go on all through the pause.
-        DistributedLock lock = client(builder -> builder.localHandOff(1_000_000, Duration.ofMillis(50))
+        List<Long> grants = grantsWhileRedisIsPaused(1_000_000, Duration.ofMillis(50));
+
+        // A read is sent at most 50 ms after the pause and is overdue 50 ms later; 400 ms of grace.
+        long late = grants.stream().filter(at -> at > TimeUnit.MILLISECONDS.toNanos(400)).count();
+        assertEquals(0, late, "local grants while the cohort could not tell whether another client waits");
+    }
+
+    @Test
+    void handOffsStopAWholeBoundPastTheLastAnsweredReadOfTheWaitingMark() throws Exception {
+        List<Long> grants = grantsWhileRedisIsPaused(8, Duration.ofHours(1));
+
+        // The last read answered before the pause was sent at most 8 hand-offs before the next
+        // one would have to wait for it; a few more only where a grant raced the pause.
+        assertTrue(grants.size() <= 10, "local grants past the bound of 8 while Redis was paused: " + grants.size());
+    }
+
+    /**
+     * Four threads of one client contend for the lock, each holding it for a millisecond; once
+     * they hand off, Redis is paused for 1.5 s. The watchdog lease is so long that rule 1 alone
+     * would let the hand-offs go on all through the pause.
+     *
+     * @return the times of the grants made while Redis was paused, in ns from the pause
+     */
+    private List<Long> grantsWhileRedisIsPaused(int maxHandOffs, Duration maxTime) throws Exception {
+        DistributedLock lock = client(builder -> builder.localHandOff(maxHandOffs, maxTime)
                 .watchdogTimeout(Duration.ofSeconds(30))).getLock(name);
         List<Long> grantedAt = new CopyOnWriteArrayList<>();
         AtomicBoolean stop = new AtomicBoolean();
@@ -335,11 +358,7 @@ class LocalHandOffTest {
         for (Future<?> worker : workers) {
             worker.get(20, TimeUnit.SECONDS);
         }
-        // A read is sent at most 50 ms after the pause and is overdue 50 ms later; 400 ms of grace.
-        long lateGrants = grantedAt.stream()
-                .filter(at -> at - pausedAt - TimeUnit.MILLISECONDS.toNanos(400) > 0 && at - resumedAt < 0)
-                .count();
-        assertEquals(0, lateGrants, "local grants while the cohort could not tell whether another client waits");
+        return grantedAt.stream().filter(at -> at - pausedAt > 0 && at - resumedAt < 0).map(at -> at - pausedAt).toList();
     }
 
     @Test
