@@ -16,6 +16,7 @@ import io.latchkey.LockEventListener.Renewal;
 import io.latchkey.LockEventListener.RenewalOutcome;
 import io.latchkey.LockHold;
 import io.latchkey.OneRedis;
+import io.latchkey.RedisInspector;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,6 +79,49 @@ class LockEventsTest {
                 assertThat(released.heldFor()).isPositive().isLessThan(Duration.ofSeconds(10));
             });
         }
+    }
+
+    /**
+     * With local hand-off, an owner can release its hold in the very completion of its grant,
+     * without a round trip. The grant must still be told first: a listener that times holds
+     * (Micrometer's {@code latchkey.lock.held}) would else start a task that no release ends.
+     */
+    @Test
+    void aGrantIsToldBeforeAReleaseInItsOwnCompletion() throws Exception {
+        Recorder recorder = new Recorder();
+        String name = "events:released-in-its-completion";
+        try (LockClient client = client(recorder, Duration.ofSeconds(30));
+             RedisInspector inspector = new RedisInspector(redis.server().uri())) {
+            DistributedLock lock = client.getLock(name);
+            lock.lockAsync(1L).join();
+            CompletableFuture<Void> second = lock.lockAsync(2L).thenCompose(hold -> lock.unlockAsync(2L));
+            await().until(() -> inspector.subscribers(RedisInspector.channelOf(name)) > 0);
+            CompletableFuture<Void> third = lock.lockAsync(3L);
+            Thread.sleep(200); // both wait in the client, the second first
+            lock.unlockAsync(1L).join();
+            second.get(5, TimeUnit.SECONDS);
+            third.get(5, TimeUnit.SECONDS);
+            lock.unlockAsync(3L).join();
+
+            await().until(() -> recorder.of(Released.class).size() == 3 && recorder.of(AcquireEnded.class).size() == 3);
+            for (long owner = 1; owner <= 3; owner++) {
+                long id = owner;
+                int granted = indexOf(recorder, AcquireEnded.class, ended -> ended.ownerId() == id);
+                int released = indexOf(recorder, Released.class, done -> done.ownerId() == id);
+                assertThat(granted).as("owner %d: its grant before its release in %s", id, recorder.events)
+                        .isLessThan(released);
+            }
+        }
+    }
+
+    private static <T> int indexOf(Recorder recorder, Class<T> type, java.util.function.Predicate<T> which) {
+        for (int i = 0; i < recorder.events.size(); i++) {
+            Object event = recorder.events.get(i);
+            if (type.isInstance(event) && which.test(type.cast(event))) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Test

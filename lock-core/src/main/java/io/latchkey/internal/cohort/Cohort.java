@@ -40,9 +40,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * acquisition while another client waits (its try marked it waiting, and told this client with a
  * {@code !wait:<client>} notice), then the hold is released in Redis, which reserves the lock for
  * that client for a turn (rule 2; acquire.lua and release.lua); with no other client waiting, the
- * hold is passed on until the block of tokens runs out, and while the cohort's own read of the
- * waiting mark is answered within {@code maxTime} (a cohort that cannot tell whether another
- * client waits gives the hold back);
+ * hold is passed on until the block of tokens runs out, but only while what the cohort knows of
+ * other clients is less than a bound of hand-offs old and its read of the waiting mark has not
+ * been unanswered for {@code maxTime} (else the passed hold waits for the answer, at most
+ * {@code PASS_NANOS}, then goes to Redis);
  * fixed leases never go through the cohort, so no local successor extends the client's hold
  * beyond what it asked for (rule 4); a hold found gone (a renewal, a
  * {@code !force:<token>} notice on the lock's channel, a lease that ran out unconfirmed) ends the

@@ -12,6 +12,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 
 /**
  * The one acquire loop, as a chain of futures: try; if taken, join the lock's wake-ups and try
@@ -43,6 +44,9 @@ final class AcquireAttempt {
     private volatile Wakeups wakeups;
     /** Set by the one {@link #cancel} that gives a granted hold back: a second must not release another level. */
     private final AtomicBoolean handedBack = new AtomicBoolean();
+    /** Tells the listener how the attempt ended, once; null while events are off. */
+    private volatile BiConsumer<Hold, Throwable> tellEnd;
+    private final AtomicBoolean endTold = new AtomicBoolean();
 
     private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
@@ -73,18 +77,22 @@ final class AcquireAttempt {
         return attempt;
     }
 
-    /** Tells the start now and the end when the result completes, whichever way. */
+    /** Tells the start now, and the end once: a grant as it is made, else when the result completes. */
     private void tellEvents(LockEvents events) {
         long startNanos = ticker.read();
         String kind = protocol.kind();
         events.acquireStarted(new LockEventListener.AcquireStarted(protocol.name(), kind, owner));
-        result.whenComplete((hold, failure) -> {
+        tellEnd = (hold, failure) -> {
+            if (!endTold.compareAndSet(false, true)) {
+                return;
+            }
             AcquireOutcome outcome = failure instanceof CancellationException ? AcquireOutcome.INTERRUPTED
                     : failure != null ? AcquireOutcome.FAILED
                     : hold == null ? AcquireOutcome.TIMED_OUT : AcquireOutcome.ACQUIRED;
             events.acquireEnded(new LockEventListener.AcquireEnded(protocol.name(), kind, owner,
                     LockEvents.between(startNanos, ticker.read()), outcome, hold == null ? 0 : hold.token()));
-        });
+        };
+        result.whenComplete(tellEnd);
     }
 
     static long forever() {
@@ -208,6 +216,14 @@ final class AcquireAttempt {
         // itself: with local hand-off an open attempt counts as a waiter, and an unlock must not
         // pass the hold on to an attempt that waits no more.
         closeWakeups();
+        BiConsumer<Hold, Throwable> tell = tellEnd;
+        if (tell != null && !result.isDone()) {
+            // Told before the caller hears of the grant: it may release the hold in that very
+            // completion, with local hand-off without a round trip, and a listener must see the
+            // grant before the release (result's own completions run after the caller's). If a
+            // cancel wins the race, the grant was real and is handed back below, a release too.
+            tell.accept(hold, null);
+        }
         if (result.complete(hold)) {
             settled.complete(null);
         } else {
