@@ -310,6 +310,38 @@ class LocalHandOffTest {
     }
 
     /**
+     * Four threads of one client take the lock in turn, each for a millisecond, until
+     * {@code stop}, and note when each grant came; a lock call that Redis, paused, does not
+     * answer in time is tried again, and an unlock that fails so is left, as the pause means it.
+     */
+    private List<Future<?>> contend(DistributedLock lock, List<Long> grantedAt, AtomicBoolean stop) {
+        List<Future<?>> workers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            workers.add(threads.submit(() -> {
+                while (!stop.get()) {
+                    try {
+                        lock.lock();
+                    } catch (LockException | io.latchkey.LeaseLostException redisUnreachable) {
+                        continue;
+                    }
+                    grantedAt.add(System.nanoTime());
+                    try {
+                        Thread.sleep(1);
+                    } finally {
+                        try {
+                            lock.unlock();
+                        } catch (LockException | io.latchkey.LeaseLostException lostOrUnreachable) {
+                            // Redis paused, or the lease ran out meanwhile: what the pause is for
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        return workers;
+    }
+
+    /**
      * Four threads of one client contend for the lock, each holding it for a millisecond; once
      * they hand off, Redis is paused for 1.5 s. The watchdog lease is so long that rule 1 alone
      * would let the hand-offs go on all through the pause.
@@ -321,29 +353,7 @@ class LocalHandOffTest {
                 .watchdogTimeout(Duration.ofSeconds(30))).getLock(name);
         List<Long> grantedAt = new CopyOnWriteArrayList<>();
         AtomicBoolean stop = new AtomicBoolean();
-        List<Future<?>> workers = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            workers.add(threads.submit(() -> {
-                while (!stop.get()) {
-                    try {
-                        lock.lock();
-                    } catch (LockException redisPaused) {
-                        continue;
-                    }
-                    grantedAt.add(System.nanoTime());
-                    try {
-                        Thread.sleep(1);
-                    } finally {
-                        try {
-                            lock.unlock();
-                        } catch (LockException redisPaused) {
-                            // the release in Redis timed out: what the pause is for
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
+        List<Future<?>> workers = contend(lock, grantedAt, stop);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (handOffs.size() < 100) {
             assertTrue(System.nanoTime() < deadline, "no local hand-offs under contention: " + handOffs.size());
@@ -583,29 +593,7 @@ class LocalHandOffTest {
         DistributedLock lock = client.getLock(name);
         List<Long> grantedAt = new CopyOnWriteArrayList<>();
         AtomicBoolean stop = new AtomicBoolean();
-        List<Future<?>> workers = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            workers.add(threads.submit(() -> {
-                while (!stop.get()) {
-                    try {
-                        lock.lock();
-                    } catch (LockException | io.latchkey.LeaseLostException redisUnreachable) {
-                        continue;
-                    }
-                    grantedAt.add(System.nanoTime());
-                    try {
-                        Thread.sleep(1);
-                    } finally {
-                        try {
-                            lock.unlock();
-                        } catch (LockException | io.latchkey.LeaseLostException lostOrUnreachable) {
-                            // Redis paused, or the lease ran out meanwhile: what the pause is for
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
+        List<Future<?>> workers = contend(lock, grantedAt, stop);
         assertTrue(renewed.await(10, TimeUnit.SECONDS), "the cohort's hold was never renewed");
         redis.pause();
         long pausedAt = System.nanoTime();
