@@ -107,6 +107,39 @@ class LeaseLossReportTest {
         }
     }
 
+    /**
+     * The lease runs out while the owner's release is still waiting for Redis, and that release
+     * then fails. Before the fix the lost hold stayed with the client: the unlock failed with a
+     * plain LockException, and the owner's next lock() failed with LeaseLostException as if it
+     * were a re-entry of the lost hold (ConnectionKillTest failed so on CI).
+     */
+    @Test
+    void aLeaseThatRunsOutWhileItsReleaseIsInFlightEndsTheHoldWithLeaseLostException() throws Exception {
+        Duration lease = Duration.ofMillis(1000);
+        try (FaultProxy proxy = FaultProxy.to(REDIS.server());
+             LockClient client = LockClient.create(LockConfig.builder().address(proxy.uri())
+                     .watchdogTimeout(WATCHDOG).commandTimeout(Duration.ofMillis(400)).build())) {
+            DistributedLock lock = client.getLock("released-too-late");
+            long asked = System.nanoTime();
+            LockHold hold = lock.acquireAsync(lease, 1).get(5, TimeUnit.SECONDS);
+            proxy.blackHole();
+            // The release leaves 200 ms before the lease's end and waits up to 400 ms for an answer.
+            Thread.sleep(Math.max(0, lease.minusMillis(200).toMillis() - millisBetween(asked, System.nanoTime())));
+
+            CompletableFuture<Void> release = lock.unlockAsync(1);
+            hold.leaseLost().get(5, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> release.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(LeaseLostException.class);
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> REDIS.commands().exists("released-too-late") == 0);
+            proxy.heal();
+            assertThatThrownBy(() -> lock.unlockAsync(1).join()).as("the hold is over")
+                    .cause().isExactlyInstanceOf(IllegalMonitorStateException.class);
+            LockHold next = lock.acquireAsync(1).get(5, TimeUnit.SECONDS);
+            assertThat(next.isValid()).as("the next acquisition is a new hold").isTrue();
+            next.close();
+        }
+    }
+
     @Test
     void lockAndUnlockReportALostWatchdogLeaseWithLeaseLostExceptionAndTheWarnLine() throws Exception {
         try (LockClient client = newClient(WATCHDOG); LockClient other = newClient(WATCHDOG);

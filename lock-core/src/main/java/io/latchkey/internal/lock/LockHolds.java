@@ -67,21 +67,23 @@ final class LockHolds {
             return CompletableFuture.failedFuture(endLost(hold));
         }
         return protocol.release(owner).handle((ok, failure) -> {
-            if (failure == null) {
-                if (hold != null && hold.leave()) {
-                    released(hold);
-                }
-                return null;
-            }
-            Throwable cause = LockExceptions.unwrap(failure);
+            Throwable cause = failure == null ? null : LockExceptions.unwrap(failure);
             if (hold != null && cause instanceof IllegalMonitorStateException) {
                 hold.lose("the owner's release found it gone from Redis", false);
+            }
+            // A Redis failure releases the level here too, and in Redis once it answers (or when
+            // its lease runs out, the watchdog having stopped renewing it at once).
+            boolean over = hold != null && hold.leave();
+            if (hold != null && hold.isLost()) {
+                // Lost before the release was answered: the owner learns it, and the hold ends, as
+                // for a release that came after the loss.
                 throw new CompletionException(endLost(hold));
             }
-            if (hold != null && hold.leave()) {
-                // Redis failed: the level is released here, and in Redis once it answers (or
-                // when its lease runs out, the watchdog having stopped renewing it at once).
+            if (over) {
                 released(hold);
+            }
+            if (failure == null) {
+                return null;
             }
             throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
         });
