@@ -59,7 +59,8 @@ final class LockHolds {
     /**
      * Releases one level of the owner's hold: fails with {@link io.latchkey.LeaseLostException},
      * touching nothing in Redis, and ends the hold, if its lease was lost; and also if Redis no
-     * longer has a hold the client knows of, which was then lost unnoticed.
+     * longer has a hold the client knows of, which was then lost unnoticed, or if the lease was
+     * lost while the release waited for Redis's answer.
      */
     CompletableFuture<Void> release(long owner) {
         Hold hold = current(owner);
