@@ -214,8 +214,9 @@ public final class LockConfig {
      * client's try: the holder reads the lock's waiting mark every {@code maxHandOffs / 2}
      * hand-offs, and hands off no further than {@code maxHandOffs} past its last answer, nor
      * while a read has been unanswered for {@code maxTime}, before it hears again. With nobody
-     * else waiting, the hold is passed on as long as this client has waiters (released and taken again in Redis every 1,024 hand-offs
-     * or {@code maxHandOffs}, whichever is more, for a fresh block of fencing tokens). Clients
+     * else waiting, the hold is passed on as long as this client has waiters (released and taken
+     * again in Redis every 1,024 hand-offs or {@code maxHandOffs}, whichever is more, for a fresh
+     * block of fencing tokens). Clients
      * with local hand-off off are not seen as waiting: give every client of a lock the same
      * setting. On by default with {@link #DEFAULT}; {@link Builder#noLocalHandOff()} turns it off.
      *

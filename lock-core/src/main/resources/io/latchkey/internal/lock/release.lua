@@ -27,17 +27,18 @@
 local lock, channel = KEYS[1], KEYS[2]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local waiting, turn = KEYS[3], KEYS[4]
+local client = string.match(owner, '^[^:]*')
 
 local function delete()
     redis.call('del', lock)
     if waiting then
         local marked = redis.call('get', waiting)
-        if marked and marked ~= string.match(owner, '^[^:]*') then
+        if marked and marked ~= client then
             redis.call('set', turn, marked, 'px', ARGV[6])
             redis.call('del', waiting)
         end
         if mode == 'requeue' then
-            redis.call('set', waiting, string.match(owner, '^[^:]*'), 'px', ARGV[7])
+            redis.call('set', waiting, client, 'px', ARGV[7])
         end
     end
     redis.call(publish, channel, '')
