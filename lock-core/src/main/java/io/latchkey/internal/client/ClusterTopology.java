@@ -7,6 +7,8 @@ import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -178,6 +180,12 @@ final class ClusterTopology implements RedisTopology {
     @Override
     public void listen(UnlockSubscriptions listener) {
         pubSub.addListener(listener);
+        client.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+                listener.connectionLost();
+            }
+        });
     }
 
     @Override

@@ -230,6 +230,11 @@ public final class DefaultLockClient implements LockClient {
             open = new ArrayList<>(connected);
         }
         openKinds.forEach(LockKind::close);
+        if (cohorts != null) {
+            // Before the holds are lost: a local waiter woken by a loss must find the client closed,
+            // not try Redis on a connection that is still open.
+            cohorts.close();
+        }
         renewer.close();
         holds.close();
         settleOnceMore(open);

@@ -13,7 +13,10 @@ interface RedisTopology extends AutoCloseable {
     /** @return subscribe and unsubscribe on the shared pub/sub connection */
     SubscriptionCommands subscriptionCommands();
 
-    /** @param listener receives every message and (re)subscription of the pub/sub connection */
+    /**
+     * @param listener receives every message and (re)subscription of the pub/sub connection, and
+     *     hears of every lost connection of the client
+     */
     void listen(UnlockSubscriptions listener);
 
     /** @return the command that release scripts publish with: {@code publish} or {@code spublish} */

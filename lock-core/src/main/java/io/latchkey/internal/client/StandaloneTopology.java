@@ -6,6 +6,8 @@ import io.latchkey.internal.redis.Redaction;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -61,6 +63,12 @@ final class StandaloneTopology implements RedisTopology {
     @Override
     public void listen(UnlockSubscriptions listener) {
         pubSub.addListener(listener);
+        client.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+                listener.connectionLost();
+            }
+        });
     }
 
     @Override

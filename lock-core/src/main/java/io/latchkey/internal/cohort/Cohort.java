@@ -1,18 +1,10 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.LockConfig.LocalHandOff;
-import io.latchkey.LockEventListener;
-import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.LeaseTerm;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timeout;
-import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One client's cohort of one plain lock: the Redis hold that the client takes for its owners
@@ -33,23 +24,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * (the Redis hold is being released). Every transition is made under this object's monitor;
  * Redis calls and the owners' {@link Hold}s are called outside it.
  *
- * <p>The rules: a hold is passed on ({@code PASSING}) only while the Redis lease as last
- * confirmed (the grant's or a renewal's send time plus the lease) has more than the command
- * timeout left, both when it is passed and when it is taken (rule 1); at most
- * {@link LocalHandOff#maxHandOffs()} times and {@link LocalHandOff#maxTime()} after the Redis
- * acquisition while another client waits (its try marked it waiting, and told this client with a
- * {@code !wait:<client>} notice), then the hold is released in Redis, which reserves the lock for
- * that client for a turn (rule 2; acquire.lua and release.lua); with no other client waiting, the
- * hold is passed on until the block of tokens runs out, but only while what the cohort knows of
- * other clients is less than a bound of hand-offs old and its read of the waiting mark has not
- * been unanswered for {@code maxTime} (else the passed hold waits for the answer, at most
- * {@code PASS_NANOS}, then goes to Redis);
- * fixed leases never go through the cohort, so no local successor extends the client's hold
- * beyond what it asked for (rule 4); a hold found gone (a renewal, a
- * {@code !force:<token>} notice on the lock's channel, a lease that ran out unconfirmed) ends the
- * cohort: the current owner's hold is lost, and the waiters try Redis again (rule 3); every
- * handed-off owner gets the next token of the block the Redis acquisition reserved (rule 5).
- * Thread-safe.
+ * <p>What may be passed on, and how often, is the {@link HandOffBudget}'s to say (rules 1–3 and
+ * the token block); the waits for a hand-off are the {@link LocalQueue}'s. The rules kept here: a
+ * passed hold waits at most {@code PASS_NANOS} for a local waiter, then goes to Redis; while
+ * another client may wait unheard of, it waits for the read of the mark first
+ * ({@link OtherClients#mustHearFirst}); fixed leases never go through the cohort, so no local
+ * successor extends the client's hold beyond what it asked for, but their tries mark the client
+ * as the cohort's do (rule 4); a hold found gone (a renewal, a confirmed {@code !force} notice, a
+ * lease that ran out unconfirmed) ends the cohort: the current owner's hold is lost, and the
+ * waiters try Redis again, for a new hold with new tokens (rule 5); the client's claim on the
+ * lock (its waiting mark) stands while an attempt of its own may still come for the lock, and is
+ * withdrawn, before the cohort leaves, when the last one has gone (rule 6). Thread-safe.
  */
 final class Cohort {
 
@@ -58,42 +43,22 @@ final class Cohort {
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final String FORCED = "!force:";
     private static final String WAITING = "!wait:";
-    /**
-     * How long a turn that a release reserved for a waiting client lasts: long enough for its
-     * woken waiter's try to arrive on a loaded machine (100 ms was seen to fall short with twice
-     * as many busy processes as cores), short enough that a waiter that gave up meanwhile stalls
-     * the lock only briefly. A turn taken ends at once.
-     */
-    static final Duration TURN = Duration.ofMillis(250);
-    /**
-     * The fewest tokens a Redis acquisition reserves. With no other client waiting, a hold is
-     * passed on until its block runs out; then it is released and taken again in Redis.
-     */
-    static final int MIN_TOKEN_BLOCK = 1024;
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
     private final Cohorts registry;
     private final Object identity;
-    private final ReentrantLockProtocol plain;
-    private final LockContext context;
-    private final HoldCalls redis;
-    /** The cohort's owner id in Redis: one of the client's, never an application's thread id. */
-    private final long self;
-    private final String field;
-    /** What the client's tries write into the lock's waiting mark. */
-    private final String client;
-    /** How many fencing tokens a Redis acquisition reserves for the hand-offs it starts. */
-    private final int tokenBlock;
-    private final long marginNanos;
-    private final AtomicLong localSequence = new AtomicLong();
+    private final CohortRedis redis;
+    private final LocalQueue queue = new LocalQueue();
 
-    /** Guarded by this: local waits for a hand-off, oldest first. */
-    private final ArrayDeque<CompletableFuture<Void>> parked = new ArrayDeque<>();
+    /** Guarded by this. */
+    private final HandOffBudget budget;
     /** Guarded by this. */
     private State state = State.FREE;
     /** Guarded by this: left the registry; its calls look the cohort up again. */
     private boolean retired;
+    /** Guarded by this: the client is closing; every try fails. */
+    private boolean closed;
     /** Guarded by this: attempts of this client that wait for the lock (their wake-ups are open). */
     private int waiters;
     /** Guarded by this: the same by owner, so that a releasing owner's own attempt, still closing, does not count. */
@@ -106,65 +71,63 @@ final class Cohort {
     private final List<CompletableFuture<TryResult>> deferred = new ArrayList<>();
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
+    /** Guarded by this: tries of owners' own holds in flight, whose answers may mark the client. */
+    private int ownTries;
+    /** Guarded by this: the withdrawal of the client's mark in flight; the next try goes after it. */
+    private CompletableFuture<Void> unmarking;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
     private long owner;
     private int levels;
     private Hold ownerHold;
-    /** Guarded by this: the local owner's token; the last handed out while PASSING. */
-    private long token;
     private long lastOwner;
-    private long redisToken;
-    private long lastToken;
-    private long confirmedUntilNanos;
-    private long heldSinceNanos;
     private Timeout passGuard;
     /**
      * Guarded by this: the hold was passed on (PASSING) but no local waiter may take it before
      * the read of the waiting mark in flight is answered ({@link OtherClients#mustHearFirst}).
      */
     private boolean waitingForMark;
-    /** Guarded by this. */
-    private final OtherClients others;
     private Runnable stopObserving;
 
-    Cohort(Cohorts registry, Object identity, ReentrantLockProtocol plain, long self, LocalHandOff bounds) {
+    Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
         this.identity = identity;
-        this.plain = plain;
-        this.context = plain.context();
-        this.tokenBlock = Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
-        this.redis = plain.cohortCalls(tokenBlock, TURN, context.renewer().lease());
-        this.self = self;
-        this.field = context.field(self);
-        this.client = field.substring(0, field.indexOf(':'));
-        this.others = new OtherClients(bounds);
-        this.marginNanos = context.config().commandTimeout().toNanos();
+        this.redis = redis;
+        this.budget = budget;
     }
 
     // ---- acquiring -----------------------------------------------------------------------------
 
     /**
-     * One try of a watchdog-lease owner that holds nothing here, or a re-entry.
+     * One try of an owner: for the cohort's hold (a watchdog lease), a re-entry, or a hold of the
+     * owner's own (a fixed lease).
      *
      * @return the try's result; null if this cohort retired (look it up again)
      */
     CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
-        long now = context.ticker().read();
+        long now = redis.ticker().read();
         boolean toRedis = false;
+        boolean own = false;
         boolean releaseFirst = false;
         long from = 0;
         TryResult answer = null;
         CompletableFuture<TryResult> later = null;
+        CompletableFuture<Void> after = null;
         synchronized (this) {
             if (retired) {
                 return null;
             }
-            if (state == State.HELD && this.owner == owner && (heldToken == 0 || heldToken == token)) {
+            if (closed) {
+                return CompletableFuture.failedFuture(LockExceptions.clientClosed());
+            }
+            if (state == State.HELD && this.owner == owner && (heldToken == 0 || heldToken == budget.token())) {
                 levels++;
-                return CompletableFuture.completedFuture(TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos)));
+                return CompletableFuture.completedFuture(TryResult.acquired(
+                        new LocalGrant(owner, budget.token(), budget.confirmedUntilNanos(), true)));
             }
             if (heldToken != 0 || !lease.renewed()) {
                 // A hold of the owner's own in Redis, or a fixed lease: only Redis can grant it.
+                own = true;
+                ownTries++;
                 if (!lease.renewed() && (state == State.HELD || state == State.PASSING)) {
                     throughRedis = true;
                     releaseFirst = state == State.PASSING && endPassing();
@@ -175,112 +138,109 @@ final class Cohort {
                         state = State.ACQUIRING;
                         this.owner = owner;
                         toRedis = true;
-                        others.trySent();
+                        after = unmarking;
+                        budget.others().trySent();
                         // Before the try is sent: a waiter that the grant finds marked is told then.
-                        stopObserving = context.subscriptions().observe(plain.keys().channel(), this::notice);
+                        stopObserving = redis.observe(new Notices());
                     }
                     case PASSING -> {
                         if (waitingForMark) {
-                            answer = TryResult.busy(heldMillis(now));
-                        } else if (leaseValid(now)) {
+                            answer = TryResult.busy(budget.heldMillis(now));
+                        } else if (budget.mayTake(now)) {
                             cancelPassGuard();
                             state = State.HELD;
                             this.owner = owner;
                             levels = 1;
-                            token++;
                             from = lastOwner;
-                            answer = TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos));
+                            answer = TryResult.acquired(new LocalGrant(owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
                         } else {
                             releaseFirst = endPassing();
                             later = defer();
                         }
                     }
-                    case HELD -> answer = TryResult.busy(heldMillis(now));
+                    case HELD -> answer = TryResult.busy(budget.heldMillis(now));
                     default -> later = defer();
                 }
             }
         }
         if (releaseFirst) {
-            releaseInRedis();
+            releaseInRedis(false);
         }
         if (later != null) {
             return later;
         }
         if (answer != null) {
             if (answer.acquired()) {
-                handedOff(from, owner);
+                redis.handedOff(from, owner);
             }
             return CompletableFuture.completedFuture(answer);
         }
-        if (!toRedis) {
-            return plain.tryAcquire(owner, lease, heldToken);
+        if (own) {
+            return redis.tryOwnHold(owner, lease, heldToken).whenComplete((reply, failure) -> afterOwnTry(reply, failure, heldToken));
         }
-        return redis.tryAcquire(self, lease, 0).handle((reply, failure) -> afterRedisTry(owner, reply, failure));
+        CompletableFuture<TryResult> sent = after == null ? redis.tryCohortHold(lease)
+                : after.thenCompose(unmarked -> redis.tryCohortHold(lease));
+        return sent.handle((reply, failure) -> afterRedisTry(owner, reply, failure));
     }
 
     private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure) {
         boolean granted = failure == null && reply.acquired();
+        boolean giveBack = false;
         TryResult result = reply;
         TryResult forDeferred;
         List<CompletableFuture<TryResult>> answered;
-        long heldToken = 0;
         synchronized (this) {
-            if (granted) {
-                TryResult.Grant grant = reply.grant();
+            if (granted && !closed) {
                 state = State.HELD;
                 levels = 1;
-                redisToken = grant.fencingToken();
-                heldToken = redisToken;
-                token = redisToken;
-                lastToken = redisToken + tokenBlock - 1;
-                confirmedUntilNanos = grant.confirmedUntilNanos();
-                heldSinceNanos = context.ticker().read();
+                budget.held(reply.grant(), redis.ticker().read());
                 throughRedis = false;
-                others.granted(heldSinceNanos, token);
-                if (grant.anotherClientWaits()) {
-                    others.waits();
-                }
-                result = TryResult.acquired(new LocalGrant(owner, token, confirmedUntilNanos));
-                renewInRedis(heldToken);
+                result = TryResult.acquired(new LocalGrant(owner, budget.token(), budget.confirmedUntilNanos(), false));
+                redis.renew(new Reports(budget.redisToken()));
+            } else if (granted) {
+                // Granted while the client closed: nothing would renew or release it.
+                state = State.RELEASING;
+                this.owner = 0;
+                giveBack = true;
             } else {
                 state = State.FREE;
                 this.owner = 0;
                 stopObservingLocked();
                 if (failure == null) {
-                    others.marked();
+                    // The try marked the client: the claim stands until its attempt joins the
+                    // waiters, takes the lock, or leaves (abandon), whichever comes first.
+                    budget.others().marked();
                 }
             }
             answered = takeDeferred();
             // After a grant, the hold is passed on to the tries answered here; after "held", they
             // wait as the try did: an unlock that came after Redis answered it changed the
             // channel's sequence since each of them last looked, so it still wakes them.
-            forDeferred = granted ? TryResult.busy(heldMillis(heldSinceNanos))
+            forDeferred = granted ? TryResult.busy(budget.heldMillis(redis.ticker().read()))
                     : failure != null ? TryResult.busy(0) : TryResult.busy(reply.waitMillis());
-            if (!granted) {
-                retireIfIdle();
-            }
+            retireIfIdle();
         }
         answered.forEach(later -> later.complete(forDeferred));
+        if (giveBack) {
+            releaseInRedis(false);
+            throw new CompletionException(LockExceptions.clientClosed());
+        }
         if (failure != null) {
             throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
         }
         return result;
     }
 
-    /** Guarded by this: the watchdog renews the cohort's Redis hold and tells the cohort. */
-    private void renewInRedis(long heldToken) {
-        long leaseNanos = context.renewer().lease().toNanos();
-        context.renewer().granted(context.executor(), plain.keys().lock(), field, true, 1, new LeaseListener() {
-            @Override
-            public void leaseLost(String key, String field) {
-                lost("a renewal found the client's hold gone from Redis", false, heldToken);
+    private void afterOwnTry(TryResult reply, Throwable failure, long heldToken) {
+        synchronized (this) {
+            ownTries--;
+            if (failure == null && heldToken == 0 && reply.acquired()) {
+                budget.others().unmarkedByGrant();
+            } else if (failure == null && heldToken == 0 && !reply.holdGone()) {
+                budget.others().marked();
             }
-
-            @Override
-            public void leaseRenewed(String key, String field, long sentAtNanos) {
-                confirmed(heldToken, sentAtNanos + leaseNanos);
-            }
-        });
+            retireIfIdle();
+        }
     }
 
     /** Guarded by this: a try that found a Redis call of the cohort in flight; answered as it ends. */
@@ -300,22 +260,12 @@ final class Cohort {
         return taken;
     }
 
-    /** Guarded by this: the bound on a wait for the cohort's hold, which a local release or an unlock ends sooner. */
-    private long heldMillis(long now) {
-        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(confirmedUntilNanos - now));
-    }
-
-    /** Guarded by this. */
-    private boolean leaseValid(long now) {
-        return confirmedUntilNanos - marginNanos - now > 0;
-    }
-
     // ---- releasing -----------------------------------------------------------------------------
 
     /** @return the release; null if this cohort retired (look it up again) */
     CompletableFuture<Void> release(long owner) {
         boolean passed;
-        boolean stillWaiting = false;
+        boolean stillWaiting;
         boolean readMark = false;
         boolean signal = false;
         long heldToken = 0;
@@ -325,7 +275,7 @@ final class Cohort {
                 return null;
             }
             if (state != State.HELD || this.owner != owner) {
-                return plain.release(owner);
+                return redis.releaseOwnHold(owner);
             }
             if (--levels > 0) {
                 return DONE;
@@ -333,27 +283,28 @@ final class Cohort {
             ownerHold = null;
             lastOwner = owner;
             this.owner = 0;
-            long now = context.ticker().read();
+            long now = redis.ticker().read();
             stillWaiting = waiters > waitingOwners.getOrDefault(owner, 0);
-            passed = stillWaiting && mayPassOn(now);
+            passed = stillWaiting && !throughRedis && budget.mayPassOn(now);
             if (passed) {
                 state = State.PASSING;
                 schedulePassGuard();
-                readMark = others.readDue(now, token);
-                readAt = token;
-                heldToken = redisToken;
-                waitingForMark = others.mustHearFirst(now, token);
+                OtherClients others = budget.others();
+                readMark = others.readDue(now, budget.token());
+                readAt = budget.token();
+                heldToken = budget.redisToken();
+                waitingForMark = others.mustHearFirst(now, budget.token());
                 signal = !waitingForMark;
             } else {
                 state = State.RELEASING;
                 if (stillWaiting) {
-                    others.marked();
+                    budget.others().marked();
                 }
             }
         }
         if (passed) {
             if (signal) {
-                signalOne();
+                queue.signalOne();
             }
             if (readMark) {
                 readMark(heldToken, readAt);
@@ -367,24 +318,18 @@ final class Cohort {
         return releaseInRedis(stillWaiting);
     }
 
-    /** Guarded by this: whether the hold may be passed on to a local waiter as far as Redis is concerned. */
-    private boolean mayPassOn(long now) {
-        return !throughRedis && token < lastToken && !others.boundReached(token - redisToken, now - heldSinceNanos)
-                && leaseValid(now);
-    }
-
     /**
      * Reads the waiting mark while the hold is passed on, every half bound of hand-offs or every
-     * {@link LocalHandOff#maxTime()}, whichever comes first: the notices of other clients' tries
-     * come over pub/sub, which a busy machine was seen to hold up for seconds, and a waiting
-     * client must not wait that long for its turn. One GET at a time, at most one per half bound
-     * of grants, and none while the lock is not passed on. While the last answer is a whole bound
-     * of hand-offs old, or the read is unanswered for {@code maxTime}, the passed hold waits for
-     * the answer ({@link OtherClients#mustHearFirst}), and then goes on or to Redis.
+     * {@link io.latchkey.LockConfig.LocalHandOff#maxTime()}, whichever comes first: the notices of
+     * other clients' tries come over pub/sub, which a busy machine was seen to hold up for
+     * seconds, and a waiting client must not wait that long for its turn. One GET at a time, at
+     * most one per half bound of grants, and none while the lock is not passed on. While the last
+     * answer is a whole bound of hand-offs old, or the read is unanswered for {@code maxTime}, the
+     * passed hold waits for the answer ({@link OtherClients#mustHearFirst}), and then goes on or
+     * to Redis.
      */
     private void readMark(long heldToken, long readAt) {
-        context.executor().call(plain.name(), commands -> commands.get(plain.keys().waitingMark()))
-                .whenComplete((marked, failure) -> heard(heldToken, readAt, failure == null ? marked : null, failure == null));
+        redis.readMark().whenComplete((marked, failure) -> heard(heldToken, readAt, failure == null ? marked : null, failure == null));
     }
 
     private void heard(long heldToken, long readAt, String marked, boolean answered) {
@@ -392,19 +337,20 @@ final class Cohort {
         boolean release = false;
         boolean requeue = false;
         synchronized (this) {
+            OtherClients others = budget.others();
             if (answered) {
                 others.readAnswered(readAt);
             } else {
                 others.readFailed(readAt);
             }
-            boolean current = (state == State.HELD || state == State.PASSING) && redisToken == heldToken;
-            if (current && marked != null && !marked.equals(client)) {
+            boolean current = (state == State.HELD || state == State.PASSING) && budget.redisToken() == heldToken;
+            if (current && marked != null && !marked.equals(redis.client())) {
                 others.waits();
             }
             if (current && state == State.PASSING && waitingForMark) {
                 waitingForMark = false;
-                long now = context.ticker().read();
-                pass = waiters > 0 && mayPassOn(now) && !others.mustHearFirst(now, token);
+                long now = redis.ticker().read();
+                pass = waiters > 0 && !throughRedis && budget.mayPassOn(now) && !others.mustHearFirst(now, budget.token());
                 if (!pass) {
                     requeue = waiters > 0;
                     release = endPassing();
@@ -415,7 +361,7 @@ final class Cohort {
             }
         }
         if (pass) {
-            signalOne();
+            queue.signalOne();
         }
         if (release) {
             releaseInRedis(requeue);
@@ -433,14 +379,11 @@ final class Cohort {
         return true;
     }
 
-    private CompletableFuture<Void> releaseInRedis() {
-        return releaseInRedis(false);
-    }
-
     private CompletableFuture<Void> releaseInRedis(boolean requeue) {
-        return (requeue ? redis.requeue(self) : redis.release(self)).whenComplete((ok, failure) -> {
+        return redis.releaseCohortHold(requeue).whenComplete((ok, failure) -> {
             boolean wake;
             List<CompletableFuture<TryResult>> answered;
+            CompletableFuture<Void> withdrawal;
             synchronized (this) {
                 if (state == State.RELEASING) {
                     state = State.FREE;
@@ -448,22 +391,26 @@ final class Cohort {
                 }
                 wake = waiters > 0;
                 answered = takeDeferred();
+                // The last waiter may have left while the release was in flight: a requeue's mark
+                // would then name a client that no longer waits.
+                withdrawal = withdrawIfIdle();
                 retireIfIdle();
             }
             if (wake) {
                 // Redis's unlock message wakes one waiter of the channel too, but it may come
                 // late, and the client knows already: one of its waiters tries Redis, the others
                 // share that try's answer.
-                signalAll();
+                queue.signalAll();
             }
             answered.forEach(later -> later.complete(TryResult.busy(0)));
+            withdraw(withdrawal);
         });
     }
 
     /** Guarded by this. */
     private void schedulePassGuard() {
         try {
-            passGuard = context.timer().newTimeout(timeout -> passTimedOut(timeout), PASS_NANOS, TimeUnit.NANOSECONDS);
+            passGuard = redis.timer().newTimeout(this::passTimedOut, PASS_NANOS, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException timerStopped) {
             passGuard = null; // the client is closing
         }
@@ -486,7 +433,7 @@ final class Cohort {
             // hold waited for a read of the mark that Redis did not answer in time.
             requeue = release && waiters > 0;
             if (requeue) {
-                others.marked();
+                budget.others().marked();
             }
         }
         if (release) {
@@ -494,13 +441,13 @@ final class Cohort {
         }
     }
 
-    // ---- the owner's hold and losses -----------------------------------------------------------
+    // ---- the owner's hold, doubts and losses ---------------------------------------------------
 
     /** A local grant was recorded in the owner's hold: the cohort confirms it and ends it with itself. */
-    void started(long owner, Hold hold) {
+    private void started(long owner, long token, Hold hold) {
         boolean current;
         synchronized (this) {
-            current = state == State.HELD && this.owner == owner && token == hold.token();
+            current = state == State.HELD && this.owner == owner && budget.token() == token;
             if (current) {
                 ownerHold = hold;
             }
@@ -511,48 +458,71 @@ final class Cohort {
         }
     }
 
+    /**
+     * A local grant that the acquire loop could not record: the owner's hold was given up for lost
+     * meanwhile, and the owner is told so instead. The level is given back, so that the cohort is
+     * not left held for an owner that does not know it holds.
+     */
+    private void refused(long owner, long token, boolean reentry) {
+        boolean giveBack;
+        synchronized (this) {
+            giveBack = state == State.HELD && this.owner == owner && budget.token() == token;
+            if (giveBack && reentry) {
+                levels--;
+                return;
+            }
+            if (giveBack) {
+                levels = 1;
+            }
+        }
+        if (giveBack) {
+            release(owner);
+        }
+    }
+
     private void ownerLost(Hold hold, boolean mayRemainInRedis) {
         long current;
         synchronized (this) {
             if (state != State.HELD || ownerHold != hold) {
                 return;
             }
-            current = redisToken;
+            current = budget.redisToken();
         }
         lost(hold.lossReason(), mayRemainInRedis, current);
-    }
-
-    /**
-     * A notice on the lock's channel: another client's try found the lock held (or free but
-     * reserved), or a force-unlock of a cohort hold, maybe this one.
-     */
-    private void notice(String message) {
-        if (message.startsWith(WAITING)) {
-            if (!message.equals(WAITING + client)) {
-                synchronized (this) {
-                    if (state != State.FREE) {
-                        others.waits();
-                    }
-                }
-            }
-        } else if (message.startsWith(FORCED)) {
-            long forced;
-            try {
-                forced = Long.parseLong(message.substring(FORCED.length()));
-            } catch (NumberFormatException e) {
-                return;
-            }
-            lost("it was force-unlocked", false, forced);
-        }
     }
 
     /** A force-unlock by this client deleted the lock: whatever hold the cohort had is gone. */
     void forced() {
         long current;
         synchronized (this) {
-            current = redisToken;
+            current = budget.redisToken();
         }
         lost("it was force-unlocked", false, current);
+    }
+
+    /**
+     * The client has reason to doubt the cohort's hold {@code heldToken}: no local grant until a
+     * confirmation sent from now on; with {@code check}, Redis is asked at once, and a hold found
+     * gone ends the cohort.
+     */
+    private void doubt(long heldToken, boolean check) {
+        long askedAt;
+        synchronized (this) {
+            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
+                return;
+            }
+            askedAt = redis.ticker().read();
+            budget.doubt(askedAt);
+        }
+        if (check) {
+            redis.holdsCohortHold(heldToken).whenComplete((held, failure) -> {
+                if (Boolean.FALSE.equals(held)) {
+                    lost("it was force-unlocked", false, heldToken);
+                } else if (Boolean.TRUE.equals(held)) {
+                    confirmed(heldToken, askedAt, Long.MIN_VALUE);
+                }
+            });
+        }
     }
 
     /**
@@ -562,7 +532,7 @@ final class Cohort {
     private void lost(String how, boolean mayRemainInRedis, long heldToken) {
         Hold lostHold;
         synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || redisToken != heldToken) {
+            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
                 return;
             }
             lostHold = ownerHold;
@@ -573,31 +543,29 @@ final class Cohort {
             waitingForMark = false;
             state = State.FREE;
             stopObservingLocked();
-            context.renewer().cancel(context.executor(), plain.keys().lock(), field);
+            redis.stopRenewing();
             if (mayRemainInRedis) {
                 // Registered before the cohort is FREE to others, so the next Redis try goes after it.
-                redis.endLost(self, heldToken);
+                redis.endCohortHold(heldToken);
             }
             retireIfIdle();
         }
         if (lostHold != null) {
             lostHold.lose(how, false);
         }
-        signalAll();
+        queue.signalAll();
     }
 
-    private void confirmed(long heldToken, long untilNanos) {
+    private void confirmed(long heldToken, long sentAtNanos, long untilNanos) {
         Hold current;
         synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || redisToken != heldToken) {
+            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
                 return;
             }
-            if (untilNanos - confirmedUntilNanos > 0) {
-                confirmedUntilNanos = untilNanos;
-            }
+            budget.confirmed(sentAtNanos, untilNanos);
             current = ownerHold;
         }
-        if (current != null) {
+        if (current != null && untilNanos != Long.MIN_VALUE) {
             current.confirm(untilNanos);
         }
     }
@@ -612,92 +580,185 @@ final class Cohort {
 
     // ---- queries -------------------------------------------------------------------------------
 
-    /** @return the owner's hold count if it holds through the cohort; -1 if Redis must answer */
-    synchronized int holdCount(long owner) {
-        return state == State.HELD && this.owner == owner ? levels : -1;
+    /**
+     * @return the owner's levels and the token of the cohort's Redis hold if the owner holds
+     *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
+     */
+    synchronized LocalHold localHold(long owner) {
+        return state == State.HELD && this.owner == owner ? new LocalHold(levels, budget.redisToken()) : null;
     }
 
-    // ---- local waiters -------------------------------------------------------------------------
-
-    long localSequence() {
-        return localSequence.get();
+    /**
+     * Redis no longer has the cohort's hold {@code heldToken}, as a query found.
+     *
+     * @param heldToken the token of the hold that was asked about
+     */
+    void foundGone(long heldToken) {
+        lost("a query found it gone from Redis", false, heldToken);
     }
 
-    synchronized void waiterJoined(long owner) {
+    /**
+     * @param levels the owner's levels
+     * @param redisToken the token of the cohort's hold in Redis
+     */
+    record LocalHold(int levels, long redisToken) {
+    }
+
+    // ---- attempts and local waiters ------------------------------------------------------------
+
+    /** @return the local half of the wake-ups */
+    LocalQueue queue() {
+        return queue;
+    }
+
+    /** @return the Redis side */
+    CohortRedis redis() {
+        return redis;
+    }
+
+    /** @return false if this cohort retired (look it up again); else the owner counts as a waiter */
+    synchronized boolean waiterJoined(long owner) {
+        if (retired) {
+            return false;
+        }
         waiters++;
         waitingOwners.merge(owner, 1, Integer::sum);
+        return true;
     }
 
     void waiterLeft(long owner) {
         boolean release;
-        boolean unmark;
+        CompletableFuture<Void> withdrawal;
         synchronized (this) {
             waiters--;
             waitingOwners.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
             release = waiters == 0 && endPassing();
             // The last waiter gave up (a timeout, an interrupt): the client no longer waits.
-            unmark = waiters == 0 && state == State.FREE && others.withdraw();
+            withdrawal = withdrawIfIdle();
             retireIfIdle();
         }
         if (release) {
-            releaseInRedis();
+            releaseInRedis(false);
         }
-        if (unmark) {
-            plain.unmark(client);
-        }
+        withdraw(withdrawal);
     }
 
-    /** @return completes at the first local signal after {@code seenSequence} */
-    CompletableFuture<Void> park(long seenSequence) {
-        CompletableFuture<Void> wait = new CompletableFuture<>();
+    /** An attempt of this client left without the lock: if it was the last, the client's claim goes. */
+    void attemptLeft() {
+        CompletableFuture<Void> withdrawal;
         synchronized (this) {
-            if (localSequence.get() != seenSequence) {
-                wait.complete(null);
-            } else {
-                parked.add(wait);
+            withdrawal = withdrawIfIdle();
+            retireIfIdle();
+        }
+        withdraw(withdrawal);
+    }
+
+    /** The client is closing: every try from now on fails, and every local waiter tries once more. */
+    void close() {
+        synchronized (this) {
+            closed = true;
+        }
+        queue.signalAll();
+    }
+
+    /**
+     * Guarded by this: if nothing of this client holds, waits or tries here and its mark stands,
+     * the mark is withdrawn; the next try of the cohort goes after that, and the cohort leaves
+     * the registry only once it is done.
+     *
+     * @return the withdrawal to send, or null
+     */
+    private CompletableFuture<Void> withdrawIfIdle() {
+        if (state != State.FREE || waiters > 0 || ownTries > 0 || unmarking != null || !budget.others().withdraw()) {
+            return null;
+        }
+        unmarking = new CompletableFuture<>();
+        return unmarking;
+    }
+
+    private void withdraw(CompletableFuture<Void> withdrawal) {
+        if (withdrawal == null) {
+            return;
+        }
+        redis.unmark().whenComplete((ok, failure) -> {
+            synchronized (this) {
+                unmarking = null;
+                retireIfIdle();
             }
-        }
-        return wait;
-    }
-
-    synchronized void unpark(CompletableFuture<Void> wait) {
-        parked.remove(wait);
-    }
-
-    /** Wakes the oldest local wait. */
-    void signalOne() {
-        CompletableFuture<Void> next;
-        synchronized (this) {
-            localSequence.incrementAndGet();
-            next = parked.poll();
-        }
-        if (next != null) {
-            next.complete(null);
-        }
-    }
-
-    private void signalAll() {
-        List<CompletableFuture<Void>> all;
-        synchronized (this) {
-            localSequence.incrementAndGet();
-            all = new ArrayList<>(parked);
-            parked.clear();
-        }
-        all.forEach(wait -> wait.complete(null));
+            withdrawal.complete(null);
+        });
     }
 
     /** Guarded by this: an idle cohort leaves the registry, so that the client keeps none per idle lock. */
     private void retireIfIdle() {
-        if (state == State.FREE && waiters == 0 && !retired) {
+        if (state == State.FREE && waiters == 0 && ownTries == 0 && unmarking == null && !budget.others().isMarked()
+                && !retired) {
             retired = true;
             registry.retire(identity, this);
         }
     }
 
-    private void handedOff(long from, long to) {
-        LockEvents events = context.holds().events();
-        if (events.enabled()) {
-            events.handedOff(new LockEventListener.HandedOff(plain.name(), plain.kind(), from, to));
+    /** What the watchdog finds of the cohort's hold with one token. */
+    private final class Reports implements CohortRedis.HoldReports {
+        private final long heldToken;
+
+        Reports(long heldToken) {
+            this.heldToken = heldToken;
+        }
+
+        @Override
+        public void lost() {
+            Cohort.this.lost("a renewal found the client's hold gone from Redis", false, heldToken);
+        }
+
+        @Override
+        public void renewed(long sentAtNanos, long untilNanos) {
+            confirmed(heldToken, sentAtNanos, untilNanos);
+        }
+
+        @Override
+        public void failed() {
+            doubt(heldToken, false);
+        }
+    }
+
+    /**
+     * The notices on the lock's channel: another client's try found the lock held (or free but
+     * reserved), or a force-unlock of a cohort hold, maybe this one; and the client's lost
+     * connections. A notice is a hint, never proof: anyone who may publish can send one.
+     */
+    private final class Notices implements CohortRedis.Notices {
+
+        @Override
+        public void notice(String message) {
+            if (message.startsWith(WAITING)) {
+                if (!message.equals(WAITING + redis.client())) {
+                    synchronized (Cohort.this) {
+                        if (state != State.FREE) {
+                            budget.others().waits();
+                        }
+                    }
+                }
+            } else if (message.startsWith(FORCED)) {
+                long forced;
+                try {
+                    forced = Long.parseLong(message.substring(FORCED.length()));
+                } catch (NumberFormatException e) {
+                    return;
+                }
+                // Checked in Redis before the hold is taken as lost: a forged notice must not
+                // end a hold that Redis still has, nor let a waiter in beside it.
+                doubt(forced, true);
+            }
+        }
+
+        @Override
+        public void connectionLost() {
+            long current;
+            synchronized (Cohort.this) {
+                current = budget.redisToken();
+            }
+            doubt(current, false);
         }
     }
 
@@ -706,11 +767,13 @@ final class Cohort {
         private final long owner;
         private final long token;
         private final long untilNanos;
+        private final boolean reentry;
 
-        LocalGrant(long owner, long token, long untilNanos) {
+        LocalGrant(long owner, long token, long untilNanos, boolean reentry) {
             this.owner = owner;
             this.token = token;
             this.untilNanos = untilNanos;
+            this.reentry = reentry;
         }
 
         @Override
@@ -725,7 +788,12 @@ final class Cohort {
 
         @Override
         public void start(Hold hold) {
-            started(owner, hold);
+            started(owner, token, hold);
+        }
+
+        @Override
+        public void refuse() {
+            refused(owner, token, reentry);
         }
     }
 }

@@ -18,22 +18,22 @@ final class CohortWakeups implements Wakeups {
     private volatile boolean locallySignalled;
     private boolean closed;
 
+    /** @param cohort a cohort that the owner joined as a waiter ({@link Cohort#waiterJoined}) */
     CohortWakeups(Cohort cohort, Wakeups redis, long owner) {
         this.cohort = cohort;
         this.redis = redis;
         this.owner = owner;
-        cohort.waiterJoined(owner);
     }
 
     @Override
     public long sequence() {
         // Both only grow, so their sum changes exactly when either does.
-        return cohort.localSequence() + redis.sequence();
+        return cohort.queue().sequence() + redis.sequence();
     }
 
     @Override
     public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
-        long local = cohort.localSequence();
+        long local = cohort.queue().sequence();
         long remote = redis.sequence();
         locallySignalled = false;
         if (local + remote != seenSequence) {
@@ -41,14 +41,14 @@ final class CohortWakeups implements Wakeups {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         current = done;
-        CompletableFuture<Void> localWait = cohort.park(local);
+        CompletableFuture<Void> localWait = cohort.queue().park(local);
         CompletableFuture<Void> remoteWait = redis.await(remote, timeoutNanos);
         localWait.whenComplete((ok, failure) -> {
             if (done.complete(null)) {
                 locallySignalled = true;
             } else {
                 // The wait had ended otherwise: the hand-off is for another waiter.
-                cohort.signalOne();
+                cohort.queue().signalOne();
             }
         });
         remoteWait.whenComplete((ok, failure) -> {
@@ -59,7 +59,7 @@ final class CohortWakeups implements Wakeups {
             }
         });
         done.whenComplete((ok, failure) -> {
-            cohort.unpark(localWait);
+            cohort.queue().unpark(localWait);
             // This wait's own, not redis.interrupt(): that ends the latest wait, and the caller's
             // completion, which runs first, may have parked a new one already. This one would
             // then stay parked, and swallow the next unlock message as if it were a waiter.
@@ -82,7 +82,7 @@ final class CohortWakeups implements Wakeups {
         redis.handOn();
         if (locallySignalled) {
             locallySignalled = false;
-            cohort.signalOne();
+            cohort.queue().signalOne();
         }
     }
 

@@ -111,6 +111,16 @@ final class OtherClients {
         return waiting && (grantsSinceRedis >= bounds.maxHandOffs() || heldNanos >= bounds.maxTime().toNanos());
     }
 
+    /** @return true if the client's mark stands in Redis as far as the cohort knows */
+    boolean isMarked() {
+        return marked;
+    }
+
+    /** A try of an owner's own hold took the lock, which removed this client's mark. */
+    void unmarkedByGrant() {
+        marked = false;
+    }
+
     /**
      * The client's last waiter left while the cohort holds nothing.
      *

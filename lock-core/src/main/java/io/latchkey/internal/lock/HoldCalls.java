@@ -106,17 +106,34 @@ public final class HoldCalls {
     }
 
     /**
+     * One try that starts a new hold, replacing a hold of the owner that Redis may still have
+     * (one its client gave up for lost), with replica acknowledgement as configured: for a
+     * cohort, whose new hold must never re-enter an old one and take its token again.
+     *
+     * @param owner the owner id
+     * @param lease the lease to take
+     * @return the try's result
+     */
+    public CompletableFuture<TryResult> tryAcquireReplacing(long owner, LeaseTerm lease) {
+        return tryAcquire(owner, lease, FRESH, true);
+    }
+
+    private CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, String held) {
+        return tryAcquire(owner, lease, held, !FRESH.equals(held));
+    }
+
+    /**
      * A try; where replica acknowledgement is configured, {@code WAIT} goes right behind the
      * acquire script, and a grant that fewer replicas acknowledged meets the configured shortfall.
-     * Not for a RedLock's masters ({@code fresh} holds): a RedLock outlives a lost master by its
-     * quorum, and its masters are independent servers that need not have replicas.
+     * Not for a RedLock's masters ({@code acknowledged} false): a RedLock outlives a lost master
+     * by its quorum, and its masters are independent servers that need not have replicas.
      */
-    private CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, String held) {
+    private CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, String held, boolean acknowledged) {
         String field = field(owner);
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
-        Optional<ReplicaAcknowledgement> acknowledgement = FRESH.equals(held) ? Optional.empty()
-                : context.config().replicaAcknowledgement();
+        Optional<ReplicaAcknowledgement> acknowledgement = acknowledged ? context.config().replicaAcknowledgement()
+                : Optional.empty();
         long[] sentAtNanos = new long[1];
         return unsettled.after(hold, () -> {
             String call = unsettled.nextCallId();

@@ -110,7 +110,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public boolean isHeldBy(long ownerId) {
-        return await(protocol.holdCount(ownerId)) > 0;
+        return await(protocol.holdCount(OwnerIds.requireApplicationOwner(ownerId))) > 0;
     }
 
     @Override
@@ -173,7 +173,7 @@ public final class LockFacade implements DistributedLock {
 
     @Override
     public CompletableFuture<Void> unlockAsync(long ownerId) {
-        return holds.release(ownerId);
+        return holds.release(OwnerIds.requireApplicationOwner(ownerId));
     }
 
     @Override
@@ -245,7 +245,8 @@ public final class LockFacade implements DistributedLock {
      */
     public Acquisition acquisition(long owner, Duration leaseTime, long waitNanos) {
         LeaseTerm lease = leaseTime == null ? watchdogLease() : fixedLease(leaseTime);
-        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, owner, lease, Math.max(0, waitNanos));
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, holds, OwnerIds.requireApplicationOwner(owner), lease,
+                Math.max(0, waitNanos));
         CompletableFuture<Optional<LockHold>> result = new CompletableFuture<>();
         attempt.result().whenComplete((hold, failure) -> {
             if (failure != null) {
@@ -274,7 +275,7 @@ public final class LockFacade implements DistributedLock {
     // ---- machinery ---------------------------------------------------------------------------
 
     private <T> CompletableFuture<T> start(long owner, LeaseTerm lease, long waitNanos, Function<Hold, T> outcome) {
-        return acquisitions.start(owner, lease, waitNanos, outcome);
+        return acquisitions.start(OwnerIds.requireApplicationOwner(owner), lease, waitNanos, outcome);
     }
 
     /** @return the hold, or null if the wait ran out */

@@ -37,7 +37,9 @@ final class LockHolds {
      */
     Hold admit(long owner, TryResult.Grant grant) {
         Hold hold = registry.granted(identity, protocol.name(), owner, grant.fencingToken(), grant.confirmedUntilNanos());
-        if (!hold.isLost()) {
+        if (hold.isLost()) {
+            grant.refuse();
+        } else {
             grant.start(hold);
         }
         return hold;

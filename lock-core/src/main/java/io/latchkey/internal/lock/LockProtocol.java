@@ -1,6 +1,7 @@
 package io.latchkey.internal.lock;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The Redis side of one lock kind, as {@link LockFacade} serves it: acquiring for the one loop,
@@ -11,4 +12,12 @@ public interface LockProtocol extends AcquireProtocol, LockQueries {
 
     /** @return the lease that {@code lock()} and {@code tryLock(wait)} take, renewed while held */
     Duration watchdogTimeout();
+
+    /**
+     * @return the plain lock this kind is, or decorates (local hand-off), for combinators that
+     *     compose the plain locks an application already has ({@code RedLock.of}); empty for other kinds
+     */
+    default Optional<ReentrantLockProtocol> plainLock() {
+        return Optional.empty();
+    }
 }

@@ -1,7 +1,6 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.LockConfig.ReplicaAcknowledgement;
-import io.latchkey.internal.cohort.CohortLockProtocol;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.Script;
@@ -51,7 +50,8 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * reserves the lock for the waiting client, as acquire.lua and release.lua describe.
      *
      * @param tokenBlock how many tokens a new hold reserves: the hold's own and one per local
-     *     hand-off; at least 2
+     *     hand-off; 1 for an owner's own hold of a client with local hand-off (a fixed lease),
+     *     whose tries mark the client as waiting too
      * @param turn how long a turn reserved for another client lasts
      * @param mark how long a waiting mark that {@link HoldCalls#requeue(long)} writes lasts
      * @return the calls, on this lock's keys
@@ -133,14 +133,12 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @return its plain lock, if it is a lock of {@code LockClient.getLock}
      */
     public static Optional<ReentrantLockProtocol> behind(DistributedLock lock) {
-        if (!(lock instanceof LockFacade facade)) {
-            return Optional.empty();
-        }
-        LockProtocol protocol = facade.protocol();
-        if (protocol instanceof CohortLockProtocol cohort) {
-            return Optional.of(cohort.plain());
-        }
-        return protocol instanceof ReentrantLockProtocol plain ? Optional.of(plain) : Optional.empty();
+        return lock instanceof LockFacade facade ? facade.protocol().plainLock() : Optional.empty();
+    }
+
+    @Override
+    public Optional<ReentrantLockProtocol> plainLock() {
+        return Optional.of(this);
     }
 
     @Override
@@ -236,6 +234,16 @@ public final class ReentrantLockProtocol implements LockProtocol {
     public CompletableFuture<Integer> holdCount(long owner) {
         return context.executor().call(name, redis -> redis.hget(keys.lock(), context.field(owner)))
                 .thenApply(count -> count == null ? 0 : Integer.parseInt(count));
+    }
+
+    /**
+     * @param owner the owner id
+     * @param token a token of the owner's hold
+     * @return true if Redis has the owner's hold with that token
+     */
+    public CompletableFuture<Boolean> holdsToken(long owner, long token) {
+        return context.executor().call(name, redis -> redis.hget(keys.lock(), context.field(owner) + ":token"))
+                .thenApply(held -> Long.toString(token).equals(held));
     }
 
     @Override

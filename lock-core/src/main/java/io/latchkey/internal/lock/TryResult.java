@@ -60,6 +60,15 @@ public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean 
         void start(Hold hold);
 
         /**
+         * The acquire loop could not record the level: the owner's hold was given up for lost
+         * while the try was in flight, and the owner is told so instead of being granted. A grant
+         * that the kind keeps on the client (a local hand-off) gives the level back here; one in
+         * Redis runs out with its lease, which nothing renews. Does nothing unless overridden.
+         */
+        default void refuse() {
+        }
+
+        /**
          * @return true if the lock's waiting mark named another client when Redis granted this
          *     level (a grant to a client with local hand-off only), so that the client bounds its
          *     hand-offs from the start, not from a notice that pub/sub may deliver late

@@ -46,6 +46,8 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
     private final Map<String, ChannelWaiters> channels = new HashMap<>();
     /** Guarded by this: who reads a channel's notices (messages that begin with {@link #NOTICE}). */
     private final Map<String, List<Consumer<String>>> observers = new HashMap<>();
+    /** Guarded by {@code this}: told of lost connections, one per observer. */
+    private final List<Runnable> lossObservers = new ArrayList<>();
     private boolean closed;
 
     /**
@@ -174,15 +176,17 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
 
     /**
      * Reads a channel's notices while the channel is subscribed here (it is while anyone waits
-     * on it); subscribes nothing itself.
+     * on it), and hears of every lost connection of the client; subscribes nothing itself.
      *
      * @param channel the unlock channel
      * @param observer told each notice, on the connection's thread; must not block
+     * @param connectionLost told when a connection of the client is lost; must not block
      * @return stops the observer; idempotent
      */
-    public Runnable observe(String channel, Consumer<String> observer) {
+    public Runnable observe(String channel, Consumer<String> observer, Runnable connectionLost) {
         synchronized (this) {
             observers.computeIfAbsent(channel, ignored -> new ArrayList<>(1)).add(observer);
+            lossObservers.add(connectionLost);
         }
         return () -> {
             synchronized (this) {
@@ -190,8 +194,21 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
                 if (left != null && left.remove(observer) && left.isEmpty()) {
                     observers.remove(channel);
                 }
+                lossObservers.remove(connectionLost);
             }
         };
+    }
+
+    /**
+     * A connection of the client (commands or pub/sub) was lost: whatever Redis held for it may be
+     * gone (a restart, a failover), and notices may have been missed. Tells every observer.
+     */
+    public void connectionLost() {
+        List<Runnable> told;
+        synchronized (this) {
+            told = List.copyOf(lossObservers);
+        }
+        told.forEach(Runnable::run);
     }
 
     @Override

@@ -265,6 +265,11 @@ public final class LeaseRenewer implements AutoCloseable {
             if (failure != null) {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
                         batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(periodNanos / 4), failure.getMessage());
+                batch.forEach(hold -> {
+                    if (holds.get(hold.getKey()) == hold.getValue()) {
+                        hold.getValue().listener().renewalFailed(hold.getValue().key(), hold.getValue().field());
+                    }
+                });
                 return false;
             }
             for (int i = 0; i < batch.size(); i++) {
@@ -409,6 +414,16 @@ public final class LeaseRenewer implements AutoCloseable {
          *     new lease runs at least until {@code sentAtNanos} plus the lease
          */
         default void leaseRenewed(String key, String field, long sentAtNanos) {
+        }
+
+        /**
+         * Told after a renewal that Redis did not answer or refused: the hold may be gone; does
+         * nothing unless overridden. Must not block.
+         *
+         * @param key the lock hash
+         * @param field the owner's field
+         */
+        default void renewalFailed(String key, String field) {
         }
     }
 }

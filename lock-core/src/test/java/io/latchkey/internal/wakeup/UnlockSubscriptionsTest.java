@@ -204,7 +204,7 @@ class UnlockSubscriptionsTest {
     @Test
     void noticesGoToTheChannelsObserversOnly() {
         List<String> seen = new CopyOnWriteArrayList<>();
-        Runnable stop = subscriptions.observe(CHANNEL, seen::add);
+        Runnable stop = subscriptions.observe(CHANNEL, seen::add, () -> seen.add("lost"));
         CompletableFuture<Void> wait = park(null);
 
         subscriptions.message(CHANNEL, "!force:7");
@@ -215,6 +215,20 @@ class UnlockSubscriptionsTest {
         stop.run();
         subscriptions.message(CHANNEL, "!force:9");
         assertEquals(List.of("!force:7"), seen);
+    }
+
+    @Test
+    void aLostConnectionIsToldToEveryObserverUntilItStops() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Runnable stopOne = subscriptions.observe(CHANNEL, seen::add, () -> seen.add("lost 1"));
+        subscriptions.observe("another-channel", seen::add, () -> seen.add("lost 2"));
+
+        subscriptions.connectionLost();
+        assertEquals(List.of("lost 1", "lost 2"), seen);
+
+        stopOne.run();
+        subscriptions.connectionLost();
+        assertEquals(List.of("lost 1", "lost 2", "lost 2"), seen);
     }
 
     @Test
