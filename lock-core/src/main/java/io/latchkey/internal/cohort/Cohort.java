@@ -68,7 +68,12 @@ final class Cohort {
      * call ends. They share its answer rather than try Redis again one after another: a client's
      * waiters send one try at a time, and no more than the lock's messages call for.
      */
-    private final List<CompletableFuture<TryResult>> deferred = new ArrayList<>();
+    private final List<Deferred> deferred = new ArrayList<>();
+    /**
+     * Guarded by this: owners told "busy" that have neither joined the waiters nor left since; the
+     * client's mark stands for them, and the cohort stays.
+     */
+    private final Map<Long, Integer> undecided = new HashMap<>();
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
     /** Guarded by this: tries of owners' own holds in flight, whose answers may mark the client. */
@@ -111,6 +116,7 @@ final class Cohort {
         long from = 0;
         TryResult answer = null;
         CompletableFuture<TryResult> later = null;
+        CompletableFuture<Void> withdrawal = null;
         CompletableFuture<Void> after = null;
         synchronized (this) {
             if (retired) {
@@ -146,6 +152,7 @@ final class Cohort {
                     case PASSING -> {
                         if (waitingForMark) {
                             answer = TryResult.busy(budget.heldMillis(now));
+                            toldBusy(owner);
                         } else if (budget.mayTake(now)) {
                             cancelPassGuard();
                             state = State.HELD;
@@ -155,11 +162,14 @@ final class Cohort {
                             answer = TryResult.acquired(new LocalGrant(owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
                         } else {
                             releaseFirst = endPassing();
-                            later = defer();
+                            later = defer(owner);
                         }
                     }
-                    case HELD -> answer = TryResult.busy(budget.heldMillis(now));
-                    default -> later = defer();
+                    case HELD -> {
+                        answer = TryResult.busy(budget.heldMillis(now));
+                        toldBusy(owner);
+                    }
+                    default -> later = defer(owner);
                 }
             }
         }
@@ -171,12 +181,12 @@ final class Cohort {
         }
         if (answer != null) {
             if (answer.acquired()) {
-                redis.handedOff(from, owner);
+                redis.handedOff(from, owner, answer.grant().fencingToken());
             }
             return CompletableFuture.completedFuture(answer);
         }
         if (own) {
-            return redis.tryOwnHold(owner, lease, heldToken).whenComplete((reply, failure) -> afterOwnTry(reply, failure, heldToken));
+            return redis.tryOwnHold(owner, lease, heldToken).whenComplete((reply, failure) -> afterOwnTry(owner, reply, failure, heldToken));
         }
         CompletableFuture<TryResult> sent = after == null ? redis.tryCohortHold(lease)
                 : after.thenCompose(unmarked -> redis.tryCohortHold(lease));
@@ -188,7 +198,8 @@ final class Cohort {
         boolean giveBack = false;
         TryResult result = reply;
         TryResult forDeferred;
-        List<CompletableFuture<TryResult>> answered;
+        List<Deferred> answered;
+        CompletableFuture<Void> withdrawal;
         synchronized (this) {
             if (granted && !closed) {
                 state = State.HELD;
@@ -210,17 +221,19 @@ final class Cohort {
                     // The try marked the client: the claim stands until its attempt joins the
                     // waiters, takes the lock, or leaves (abandon), whichever comes first.
                     budget.others().marked();
+                    toldBusy(owner);
                 }
             }
-            answered = takeDeferred();
+            answered = takeDeferred(true);
             // After a grant, the hold is passed on to the tries answered here; after "held", they
             // wait as the try did: an unlock that came after Redis answered it changed the
             // channel's sequence since each of them last looked, so it still wakes them.
             forDeferred = granted ? TryResult.busy(budget.heldMillis(redis.ticker().read()))
                     : failure != null ? TryResult.busy(0) : TryResult.busy(reply.waitMillis());
-            retireIfIdle();
+            withdrawal = settleIfIdle();
         }
-        answered.forEach(later -> later.complete(forDeferred));
+        answered.forEach(later -> later.answer().complete(forDeferred));
+        withdraw(withdrawal);
         if (giveBack) {
             releaseInRedis(false);
             throw new CompletionException(LockExceptions.clientClosed());
@@ -231,91 +244,127 @@ final class Cohort {
         return result;
     }
 
-    private void afterOwnTry(TryResult reply, Throwable failure, long heldToken) {
+    private void afterOwnTry(long owner, TryResult reply, Throwable failure, long heldToken) {
+        CompletableFuture<Void> withdrawal;
         synchronized (this) {
             ownTries--;
             if (failure == null && heldToken == 0 && reply.acquired()) {
                 budget.others().unmarkedByGrant();
             } else if (failure == null && heldToken == 0 && !reply.holdGone()) {
                 budget.others().marked();
+                toldBusy(owner);
             }
-            retireIfIdle();
+            withdrawal = settleIfIdle();
         }
+        withdraw(withdrawal);
     }
 
     /** Guarded by this: a try that found a Redis call of the cohort in flight; answered as it ends. */
-    private CompletableFuture<TryResult> defer() {
+    private CompletableFuture<TryResult> defer(long owner) {
         CompletableFuture<TryResult> later = new CompletableFuture<>();
-        deferred.add(later);
+        deferred.add(new Deferred(owner, later));
         return later;
     }
 
-    /** Guarded by this. */
-    private List<CompletableFuture<TryResult>> takeDeferred() {
+    /**
+     * Guarded by this: the deferred tries, to be answered "busy" once the monitor is left; their
+     * owners count as undecided until they join the waiters or leave.
+     */
+    private List<Deferred> takeDeferred(boolean busy) {
         if (deferred.isEmpty()) {
             return List.of();
         }
-        List<CompletableFuture<TryResult>> taken = new ArrayList<>(deferred);
+        List<Deferred> taken = new ArrayList<>(deferred);
         deferred.clear();
+        if (busy) {
+            taken.forEach(later -> toldBusy(later.owner()));
+        }
         return taken;
+    }
+
+    /** Guarded by this: the owner was told "busy"; unless it waits already, it decides next. */
+    private void toldBusy(long owner) {
+        if (!waitingOwners.containsKey(owner)) {
+            undecided.merge(owner, 1, Integer::sum);
+        }
+    }
+
+    /** Guarded by this: the owner joined the waiters or left. */
+    private void decided(long owner) {
+        undecided.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
+    }
+
+    /** A try deferred behind a Redis call of the cohort. */
+    private record Deferred(long owner, CompletableFuture<TryResult> answer) {
     }
 
     // ---- releasing -----------------------------------------------------------------------------
 
     /** @return the release; null if this cohort retired (look it up again) */
     CompletableFuture<Void> release(long owner) {
-        boolean passed;
-        boolean stillWaiting;
-        boolean readMark = false;
-        boolean signal = false;
-        long heldToken = 0;
-        long readAt = 0;
+        CompletableFuture<Void> withdrawal;
+        Release last;
         synchronized (this) {
             if (retired) {
                 return null;
             }
-            if (state != State.HELD || this.owner != owner) {
-                return redis.releaseOwnHold(owner);
-            }
-            if (--levels > 0) {
-                return DONE;
-            }
-            ownerHold = null;
-            lastOwner = owner;
-            this.owner = 0;
-            long now = redis.ticker().read();
-            stillWaiting = waiters > waitingOwners.getOrDefault(owner, 0);
-            passed = stillWaiting && !throughRedis && budget.mayPassOn(now);
-            if (passed) {
-                state = State.PASSING;
-                schedulePassGuard();
-                OtherClients others = budget.others();
-                readMark = others.readDue(now, budget.token());
-                readAt = budget.token();
-                heldToken = budget.redisToken();
-                waitingForMark = others.mustHearFirst(now, budget.token());
-                signal = !waitingForMark;
-            } else {
-                state = State.RELEASING;
-                if (stillWaiting) {
-                    budget.others().marked();
+            if (state == State.HELD && this.owner == owner) {
+                if (--levels > 0) {
+                    return DONE;
                 }
+                last = releaseLast(owner);
+                withdrawal = null;
+            } else {
+                last = null;
+                withdrawal = settleIfIdle();
             }
         }
-        if (passed) {
-            if (signal) {
-                queue.signalOne();
-            }
-            if (readMark) {
-                readMark(heldToken, readAt);
-            }
-            return DONE;
+        if (last == null) {
+            withdraw(withdrawal);
+            return redis.releaseOwnHold(owner);
         }
-        // With owners still waiting (its bound was reached, or its lease or token block ran out),
-        // the release marks the client as waiting in the same script: the next holder's grant
-        // finds the mark and bounds its hand-offs from the start. Left to the waiters' next try,
-        // a round trip later, the mark was seen to come 7 ms late, a thousand hand-offs.
-        return releaseInRedis(stillWaiting);
+        if (!last.passed()) {
+            // With owners still waiting (its bound was reached, or its lease or token block ran
+            // out), the release marks the client as waiting in the same script: the next holder's
+            // grant finds the mark and bounds its hand-offs from the start. Left to the waiters'
+            // next try, a round trip later, the mark was seen to come 7 ms late, a thousand
+            // hand-offs.
+            return releaseInRedis(last.requeue());
+        }
+        if (last.signal()) {
+            queue.signalOne();
+        }
+        if (last.readMark()) {
+            readMark(last.heldToken(), last.readAt());
+        }
+        return DONE;
+    }
+
+    /** Guarded by this: the owner's last level; the hold is passed on, or to be released in Redis. */
+    private Release releaseLast(long owner) {
+        ownerHold = null;
+        lastOwner = owner;
+        this.owner = 0;
+        long now = redis.ticker().read();
+        boolean stillWaiting = waiters > waitingOwners.getOrDefault(owner, 0);
+        if (!stillWaiting || throughRedis || !budget.mayPassOn(now)) {
+            state = State.RELEASING;
+            if (stillWaiting) {
+                budget.others().marked();
+            }
+            return new Release(false, stillWaiting, false, false, 0, 0);
+        }
+        state = State.PASSING;
+        schedulePassGuard();
+        OtherClients others = budget.others();
+        long token = budget.token();
+        boolean readMark = others.readDue(now, token);
+        waitingForMark = others.mustHearFirst(now, token);
+        return new Release(true, false, !waitingForMark, readMark, budget.redisToken(), token);
+    }
+
+    /** What a last release decided under the monitor, done outside it. */
+    private record Release(boolean passed, boolean requeue, boolean signal, boolean readMark, long heldToken, long readAt) {
     }
 
     /**
@@ -382,7 +431,7 @@ final class Cohort {
     private CompletableFuture<Void> releaseInRedis(boolean requeue) {
         return redis.releaseCohortHold(requeue).whenComplete((ok, failure) -> {
             boolean wake;
-            List<CompletableFuture<TryResult>> answered;
+            List<Deferred> answered;
             CompletableFuture<Void> withdrawal;
             synchronized (this) {
                 if (state == State.RELEASING) {
@@ -390,11 +439,10 @@ final class Cohort {
                     stopObservingLocked();
                 }
                 wake = waiters > 0;
-                answered = takeDeferred();
+                answered = takeDeferred(true);
                 // The last waiter may have left while the release was in flight: a requeue's mark
                 // would then name a client that no longer waits.
-                withdrawal = withdrawIfIdle();
-                retireIfIdle();
+                withdrawal = settleIfIdle();
             }
             if (wake) {
                 // Redis's unlock message wakes one waiter of the channel too, but it may come
@@ -402,7 +450,7 @@ final class Cohort {
                 // share that try's answer.
                 queue.signalAll();
             }
-            answered.forEach(later -> later.complete(TryResult.busy(0)));
+            answered.forEach(later -> later.answer().complete(TryResult.busy(0)));
             withdraw(withdrawal);
         });
     }
@@ -531,6 +579,7 @@ final class Cohort {
      */
     private void lost(String how, boolean mayRemainInRedis, long heldToken) {
         Hold lostHold;
+        CompletableFuture<Void> withdrawal;
         synchronized (this) {
             if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
                 return;
@@ -548,12 +597,13 @@ final class Cohort {
                 // Registered before the cohort is FREE to others, so the next Redis try goes after it.
                 redis.endCohortHold(heldToken);
             }
-            retireIfIdle();
+            withdrawal = settleIfIdle();
         }
         if (lostHold != null) {
             lostHold.lose(how, false);
         }
         queue.signalAll();
+        withdraw(withdrawal);
     }
 
     private void confirmed(long heldToken, long sentAtNanos, long untilNanos) {
@@ -585,23 +635,30 @@ final class Cohort {
      *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
      */
     synchronized LocalHold localHold(long owner) {
-        return state == State.HELD && this.owner == owner ? new LocalHold(levels, budget.redisToken()) : null;
+        return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
     }
 
     /**
-     * Redis no longer has the cohort's hold {@code heldToken}, as a query found.
+     * An owner's hold through the cohort, as the cohort knows it.
      *
-     * @param heldToken the token of the hold that was asked about
-     */
-    void foundGone(long heldToken) {
-        lost("a query found it gone from Redis", false, heldToken);
-    }
-
-    /**
      * @param levels the owner's levels
      * @param redisToken the token of the cohort's hold in Redis
      */
-    record LocalHold(int levels, long redisToken) {
+    record LocalHold(Cohort cohort, int levels, long redisToken) {
+
+        /**
+         * @return the levels once Redis confirmed that it still has the cohort's hold; 0 if not,
+         *     and the cohort learns that its hold is gone
+         */
+        CompletableFuture<Integer> confirmed() {
+            return cohort.redis.holdsCohortHold(redisToken).thenApply(held -> {
+                if (!held) {
+                    cohort.lost("a query found it gone from Redis", false, redisToken);
+                    return 0;
+                }
+                return levels;
+            });
+        }
     }
 
     // ---- attempts and local waiters ------------------------------------------------------------
@@ -623,6 +680,7 @@ final class Cohort {
         }
         waiters++;
         waitingOwners.merge(owner, 1, Integer::sum);
+        decided(owner);
         return true;
     }
 
@@ -634,8 +692,7 @@ final class Cohort {
             waitingOwners.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
             release = waiters == 0 && endPassing();
             // The last waiter gave up (a timeout, an interrupt): the client no longer waits.
-            withdrawal = withdrawIfIdle();
-            retireIfIdle();
+            withdrawal = settleIfIdle();
         }
         if (release) {
             releaseInRedis(false);
@@ -643,12 +700,12 @@ final class Cohort {
         withdraw(withdrawal);
     }
 
-    /** An attempt of this client left without the lock: if it was the last, the client's claim goes. */
-    void attemptLeft() {
+    /** An attempt of the owner left without the lock: if it was the client's last, its claim goes. */
+    void attemptLeft(long owner) {
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
-            withdrawal = withdrawIfIdle();
-            retireIfIdle();
+            decided(owner);
+            withdrawal = settleIfIdle();
         }
         withdraw(withdrawal);
     }
@@ -662,18 +719,25 @@ final class Cohort {
     }
 
     /**
-     * Guarded by this: if nothing of this client holds, waits or tries here and its mark stands,
-     * the mark is withdrawn; the next try of the cohort goes after that, and the cohort leaves
-     * the registry only once it is done.
+     * Guarded by this: once nothing of this client holds, waits, tries or decides here, the cohort
+     * leaves the registry, so that the client keeps none per idle lock; but first, if its mark
+     * stands, the mark is withdrawn, the cohort's next try goes after that, and it leaves only
+     * once that is done (rule 6).
      *
-     * @return the withdrawal to send, or null
+     * @return the withdrawal to send once the monitor is left, or null
      */
-    private CompletableFuture<Void> withdrawIfIdle() {
-        if (state != State.FREE || waiters > 0 || ownTries > 0 || unmarking != null || !budget.others().withdraw()) {
+    private CompletableFuture<Void> settleIfIdle() {
+        if (state != State.FREE || waiters > 0 || ownTries > 0 || !undecided.isEmpty() || !deferred.isEmpty()
+                || unmarking != null || retired) {
             return null;
         }
-        unmarking = new CompletableFuture<>();
-        return unmarking;
+        if (budget.others().withdraw()) {
+            unmarking = new CompletableFuture<>();
+            return unmarking;
+        }
+        retired = true;
+        registry.retire(identity, this);
+        return null;
     }
 
     private void withdraw(CompletableFuture<Void> withdrawal) {
@@ -681,21 +745,23 @@ final class Cohort {
             return;
         }
         redis.unmark().whenComplete((ok, failure) -> {
+            CompletableFuture<Void> again;
             synchronized (this) {
                 unmarking = null;
-                retireIfIdle();
+                again = settleIfIdle();
             }
             withdrawal.complete(null);
+            withdraw(again);
         });
     }
 
-    /** Guarded by this: an idle cohort leaves the registry, so that the client keeps none per idle lock. */
-    private void retireIfIdle() {
-        if (state == State.FREE && waiters == 0 && ownTries == 0 && unmarking == null && !budget.others().isMarked()
-                && !retired) {
-            retired = true;
-            registry.retire(identity, this);
-        }
+    @Override
+    public synchronized String toString() {
+        return "Cohort{" + redis.lockName() + ", " + state + (retired ? ", retired" : "") + (closed ? ", closed" : "")
+                + ", owner " + owner + ", levels " + levels + ", waiters " + waiters + ", own tries " + ownTries
+                + ", undecided " + undecided
+                + (budget.others().isMarked() ? ", marked" : "") + (unmarking != null ? ", unmarking" : "")
+                + ", deferred " + deferred.size() + '}';
     }
 
     /** What the watchdog finds of the cohort's hold with one token. */

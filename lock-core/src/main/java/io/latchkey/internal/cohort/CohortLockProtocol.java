@@ -25,10 +25,12 @@ public final class CohortLockProtocol implements LockProtocol {
 
     private final ReentrantLockProtocol plain;
     private final Cohorts cohorts;
+    private final Cohorts.RedisSides sides;
 
     CohortLockProtocol(ReentrantLockProtocol plain, Cohorts cohorts) {
         this.plain = plain;
         this.cohorts = cohorts;
+        this.sides = (self, tokenBlock) -> new PlainLockRedis(plain, self, tokenBlock);
     }
 
     @Override
@@ -49,7 +51,7 @@ public final class CohortLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         while (true) {
-            CompletableFuture<TryResult> tried = cohorts.of(plain).tryAcquire(owner, lease, heldToken);
+            CompletableFuture<TryResult> tried = cohorts.of(plain.identity(), sides).tryAcquire(owner, lease, heldToken);
             if (tried != null) {
                 return tried;
             }
@@ -58,43 +60,25 @@ public final class CohortLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Void> release(long owner) {
-        while (true) {
-            CompletableFuture<Void> released = cohorts.of(plain).release(owner);
-            if (released != null) {
-                return released;
-            }
-        }
+        CompletableFuture<Void> released = cohorts.release(plain.identity(), owner);
+        return released != null ? released : plain.release(owner);
     }
 
     @Override
     public CompletableFuture<Void> abandon(long owner) {
-        Cohort cohort = cohorts.existing(plain);
-        if (cohort != null) {
-            cohort.attemptLeft();
-        }
+        cohorts.attemptLeft(plain.identity(), owner);
         return plain.abandon(owner);
     }
 
     @Override
     public CompletableFuture<Wakeups> wakeups(long owner) {
-        // The cohort is looked up once the subscription is confirmed: one found before may have
-        // retired meanwhile, and a waiter bound to it would be left out of every hand-off.
-        return plain.wakeups(owner).thenApply(redis -> joined(redis, owner));
+        return cohorts.wakeups(plain.identity(), sides, plain.wakeups(owner), owner);
     }
 
     @Override
     public Wakeups wakeupsIfWaitedFor(long owner) {
         Wakeups redis = plain.wakeupsIfWaitedFor(owner);
-        return redis == null ? null : joined(redis, owner);
-    }
-
-    private Wakeups joined(Wakeups redis, long owner) {
-        while (true) {
-            Cohort cohort = cohorts.of(plain);
-            if (cohort.waiterJoined(owner)) {
-                return new CohortWakeups(cohort, redis, owner);
-            }
-        }
+        return redis == null ? null : cohorts.joined(plain.identity(), sides, redis, owner);
     }
 
     @Override
@@ -120,7 +104,7 @@ public final class CohortLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Boolean> forceRelease() {
         return plain.forceRelease().thenApply(deleted -> {
-            Cohort cohort = cohorts.existing(plain);
+            Cohort cohort = cohorts.existing(plain.identity());
             if (deleted && cohort != null) {
                 cohort.forced();
             }
@@ -140,18 +124,8 @@ public final class CohortLockProtocol implements LockProtocol {
      */
     @Override
     public CompletableFuture<Integer> holdCount(long owner) {
-        Cohort cohort = cohorts.existing(plain);
-        Cohort.LocalHold local = cohort == null ? null : cohort.localHold(owner);
-        if (local == null) {
-            return plain.holdCount(owner);
-        }
-        return cohort.redis().holdsCohortHold(local.redisToken()).thenApply(held -> {
-            if (!held) {
-                cohort.foundGone(local.redisToken());
-                return 0;
-            }
-            return local.levels();
-        });
+        Cohort.LocalHold local = cohorts.localHold(plain.identity(), owner);
+        return local == null ? plain.holdCount(owner) : local.confirmed();
     }
 
     @Override

@@ -109,8 +109,9 @@ interface CohortRedis {
      *
      * @param from the owner that released
      * @param to the owner granted
+     * @param token the token of the granted owner's new hold
      */
-    void handedOff(long from, long to);
+    void handedOff(long from, long to, long token);
 
     /** What the watchdog finds of the cohort's hold. Must not block. */
     interface HoldReports {

@@ -4,8 +4,10 @@ import io.latchkey.LockConfig.LocalHandOff;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.OwnerIds;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.wakeup.Wakeups;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -37,12 +39,15 @@ public final class Cohorts {
         return new CohortLockProtocol(plain, this);
     }
 
-    /** @return the lock's cohort, made if there is none */
-    Cohort of(ReentrantLockProtocol plain) {
-        return cohorts.computeIfAbsent(plain.identity(), id -> {
-            HandOffBudget budget = new HandOffBudget(bounds, plain.context().config().commandTimeout().toNanos());
-            PlainLockRedis redis = new PlainLockRedis(plain, OwnerIds.reserved(ids.getAndIncrement()), budget.tokenBlock());
-            Cohort cohort = new Cohort(this, id, redis, budget);
+    /**
+     * @param identity what identifies the lock on this client
+     * @param sides makes the Redis side of a new cohort
+     * @return the lock's cohort, made if there is none
+     */
+    Cohort of(Object identity, RedisSides sides) {
+        return cohorts.computeIfAbsent(identity, id -> {
+            CohortRedis redis = sides.make(OwnerIds.reserved(ids.getAndIncrement()), HandOffBudget.tokenBlock(bounds));
+            Cohort cohort = new Cohort(this, id, redis, new HandOffBudget(bounds, redis.commandTimeout().toNanos()));
             if (closed) {
                 cohort.close();
             }
@@ -51,8 +56,64 @@ public final class Cohorts {
     }
 
     /** @return the lock's cohort, or null if the client neither holds nor waits for it */
-    Cohort existing(ReentrantLockProtocol plain) {
-        return cohorts.get(plain.identity());
+    Cohort existing(Object identity) {
+        return cohorts.get(identity);
+    }
+
+    /**
+     * An attempt's wake-ups once its subscription is confirmed: the cohort is looked up then, not
+     * before, since one found before may have retired meanwhile, and a waiter bound to it would be
+     * left out of every hand-off (and its leaving could withdraw the live cohort's mark).
+     *
+     * @param subscribed the attempt's wake-ups from Redis, once subscribed
+     * @return the wake-ups, the attempt counted as a waiter of the lock's live cohort
+     */
+    CompletableFuture<Wakeups> wakeups(Object identity, RedisSides sides, CompletableFuture<Wakeups> subscribed, long owner) {
+        return subscribed.thenApply(redis -> joined(identity, sides, redis, owner));
+    }
+
+    /** @return {@code redis} with the local wake-ups of the lock's live cohort, which counts the owner as a waiter */
+    Wakeups joined(Object identity, RedisSides sides, Wakeups redis, long owner) {
+        while (true) {
+            Cohort cohort = of(identity, sides);
+            if (cohort.waiterJoined(owner)) {
+                return new CohortWakeups(cohort, redis, owner);
+            }
+        }
+    }
+
+    /**
+     * @return the owner's release through the lock's cohort; null if the client has no cohort of
+     *     the lock, so that the owner's hold, if any, is its own (a fixed lease)
+     */
+    CompletableFuture<Void> release(Object identity, long owner) {
+        while (true) {
+            Cohort cohort = existing(identity);
+            if (cohort == null) {
+                return null;
+            }
+            CompletableFuture<Void> released = cohort.release(owner);
+            if (released != null) {
+                return released;
+            }
+        }
+    }
+
+    /** An attempt of the owner left without the lock: if it was the client's last, its claim on the lock goes. */
+    void attemptLeft(Object identity, long owner) {
+        Cohort cohort = existing(identity);
+        if (cohort != null) {
+            cohort.attemptLeft(owner);
+        }
+    }
+
+    /**
+     * @return the owner's levels and the cohort hold's token if it holds through the lock's cohort;
+     *     null if not, with no cohort made for a lock the client neither holds nor waits for
+     */
+    Cohort.LocalHold localHold(Object identity, long owner) {
+        Cohort cohort = existing(identity);
+        return cohort == null ? null : cohort.localHold(owner);
     }
 
     void retire(Object identity, Cohort cohort) {
@@ -63,6 +124,23 @@ public final class Cohorts {
     public void close() {
         closed = true;
         List.copyOf(cohorts.values()).forEach(Cohort::close);
+    }
+
+    /** Makes the Redis side of a new cohort. */
+    @FunctionalInterface
+    interface RedisSides {
+
+        /**
+         * @param self the cohort's owner id in Redis
+         * @param tokenBlock how many tokens its Redis acquisition reserves
+         * @return the Redis side
+         */
+        CohortRedis make(long self, int tokenBlock);
+    }
+
+    @Override
+    public String toString() {
+        return "Cohorts" + cohorts.values();
     }
 
     /** @return the cohorts now active, for tests and diagnostics */

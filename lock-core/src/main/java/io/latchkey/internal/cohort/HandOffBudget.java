@@ -39,7 +39,7 @@ final class HandOffBudget {
      * @param commandTimeoutNanos the client's command timeout in nanoseconds: the margin of rule 1
      */
     HandOffBudget(LocalHandOff bounds, long commandTimeoutNanos) {
-        this.tokenBlock = Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
+        this.tokenBlock = tokenBlock(bounds);
         this.marginNanos = commandTimeoutNanos;
         this.others = new OtherClients(bounds);
     }
@@ -47,6 +47,14 @@ final class HandOffBudget {
     /** @return how many tokens a Redis acquisition reserves */
     int tokenBlock() {
         return tokenBlock;
+    }
+
+    /**
+     * @param bounds the client's bounds on local hand-offs
+     * @return how many tokens a Redis acquisition reserves: one per hand-off of a bound, and the hold's own
+     */
+    static int tokenBlock(LocalHandOff bounds) {
+        return Math.max(bounds.maxHandOffs() + 1, MIN_TOKEN_BLOCK);
     }
 
     /** @return what the cohort knows of other clients */

@@ -156,7 +156,7 @@ final class PlainLockRedis implements CohortRedis {
     }
 
     @Override
-    public void handedOff(long from, long to) {
+    public void handedOff(long from, long to, long token) {
         LockEvents events = context.holds().events();
         if (events.enabled()) {
             events.handedOff(new LockEventListener.HandedOff(plain.name(), plain.kind(), from, to));

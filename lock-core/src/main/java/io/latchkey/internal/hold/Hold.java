@@ -74,6 +74,14 @@ public final class Hold {
         return key.owner();
     }
 
+    /**
+     * @param nowNanos a reading of the client's ticker
+     * @return true if the lease as last confirmed by Redis still runs at {@code nowNanos}
+     */
+    public synchronized boolean confirmedAt(long nowNanos) {
+        return confirmed && confirmedUntilNanos - nowNanos > 0;
+    }
+
     /** @return the hold's fencing token */
     public long token() {
         return token;

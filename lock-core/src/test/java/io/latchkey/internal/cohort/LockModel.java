@@ -1,0 +1,305 @@
+package io.latchkey.internal.cohort;
+
+import io.latchkey.internal.time.Ticker;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The Redis side of one plain lock as the Lua scripts define it (acquire.lua, release.lua,
+ * unmark.lua, force-release.lua, renew.lua), for the simulation of the cohort: the lock hash with
+ * its counts, tokens and cohort field, its expiry, the slot's fencing counter, the waiting mark and
+ * the turn with theirs, and what the scripts publish. Expiry is Redis's: a key is gone once its
+ * time has come, by the {@link Ticker} given. Call ids and replica acknowledgement are left out:
+ * the simulation never loses the answer of a call that changes the lock. Not thread-safe: the
+ * simulation runs on one thread. {@code LockModelAgreementTest} holds it against a real Redis.
+ */
+final class LockModel {
+
+    /** Acquire.lua's answer: {@code granted} with count and token, or the wait bound, or a gone hold. */
+    record Acquired(long status, long countOrWait, long token, boolean othersWait) {
+    }
+
+    private final Ticker clock;
+    /** The lock hash: field to value, as acquire.lua writes it ({@code <f>}, {@code <f>:token}, {@code cohort}). */
+    private final Map<String, String> hash = new LinkedHashMap<>();
+    private long hashExpiresAt;
+    private long counter;
+    private String mark;
+    private long markExpiresAt;
+    private String turn;
+    private long turnExpiresAt;
+    private final List<Consumer<String>> channel = new ArrayList<>();
+
+    LockModel(Ticker clock) {
+        this.clock = clock;
+    }
+
+    /** @param subscriber told each message the scripts publish, in order */
+    void subscribe(Consumer<String> subscriber) {
+        channel.add(subscriber);
+    }
+
+    private long now() {
+        return clock.read();
+    }
+
+    private void expire() {
+        long now = now();
+        if (!hash.isEmpty() && hashExpiresAt != 0 && now - hashExpiresAt >= 0) {
+            hash.clear();
+        }
+        if (mark != null && now - markExpiresAt >= 0) {
+            mark = null;
+        }
+        if (turn != null && now - turnExpiresAt >= 0) {
+            turn = null;
+        }
+    }
+
+    private long pttl() {
+        return hash.isEmpty() ? -2 : hashExpiresAt == 0 ? -1 : Math.max(0, (hashExpiresAt - now()) / 1_000_000);
+    }
+
+    private void publish(String message) {
+        List.copyOf(channel).forEach(subscriber -> subscriber.accept(message));
+    }
+
+    private static String clientOf(String field) {
+        int colon = field.indexOf(':');
+        return colon < 0 ? field : field.substring(0, colon);
+    }
+
+    /**
+     * acquire.lua.
+     *
+     * @param held {@code ""}, {@code "fresh"} or a token
+     * @param marking true for a client with local hand-off (KEYS[3..5] given)
+     * @param block the token block (ARGV[5]); 1 without marking
+     */
+    Acquired acquire(String field, long leaseMillis, String held, boolean marking, int block) {
+        expire();
+        String client = clientOf(field);
+        String tokenField = field + ":token";
+        String token = null;
+        boolean replace = false;
+        boolean existed = !hash.isEmpty();
+        if (!held.isEmpty() && !held.equals("fresh")) {
+            token = hash.get(tokenField);
+            if (!held.equals(token)) {
+                return new Acquired(-1, 0, 0, false);
+            }
+        } else if (hash.containsKey(field)) {
+            if (held.equals("fresh")) {
+                replace = true;
+            } else {
+                token = hash.get(tokenField);
+            }
+        } else if (!hash.isEmpty()) {
+            long left = pttl();
+            if (marking) {
+                return waitFor(client, leaseMillis, left);
+            }
+            return new Acquired(0, left, 0, false);
+        } else if (marking && turn != null && !turn.equals(client)) {
+            return waitFor(client, leaseMillis, (turnExpiresAt - now()) / 1_000_000);
+        }
+        boolean newToken = token == null;
+        if (newToken) {
+            counter += block;
+            token = Long.toString(counter - block + 1);
+        }
+        if (replace) {
+            hash.clear();
+            existed = false;
+        }
+        if (newToken) {
+            hash.put(tokenField, token);
+            if (block > 1) {
+                hash.put("cohort", token);
+            }
+        }
+        boolean othersWait = false;
+        if (marking && newToken) {
+            if (client.equals(turn)) {
+                turn = null;
+            }
+            if (client.equals(mark)) {
+                mark = null;
+            } else if (mark != null) {
+                publish("!wait:" + mark);
+                othersWait = true;
+            }
+        }
+        long count = Long.parseLong(hash.getOrDefault(field, "0")) + 1;
+        hash.put(field, Long.toString(count));
+        long pttl = existed ? (hashExpiresAt - now()) / 1_000_000 : -1;
+        if (pttl < leaseMillis) {
+            hashExpiresAt = now() + leaseMillis * 1_000_000;
+        }
+        return new Acquired(1, count, Long.parseLong(token), othersWait);
+    }
+
+    private Acquired waitFor(String client, long leaseMillis, long left) {
+        mark = client;
+        markExpiresAt = now() + leaseMillis * 1_000_000;
+        publish("!wait:" + client);
+        return new Acquired(0, left, 0, false);
+    }
+
+    /**
+     * release.lua without call ids: {@code release}, {@code requeue} or {@code end}.
+     *
+     * @return the holds left, or null if the owner held nothing (or the hold to end is gone)
+     */
+    Long release(String field, String mode, long endToken, boolean marking, long turnMillis, long markMillis) {
+        expire();
+        String client = clientOf(field);
+        if (mode.equals("end")) {
+            if (!Long.toString(endToken).equals(hash.get(field + ":token"))) {
+                return null;
+            }
+            delete(client, mode, marking, turnMillis, markMillis);
+            return 0L;
+        }
+        if (!hash.containsKey(field)) {
+            return null;
+        }
+        long left = Long.parseLong(hash.get(field)) - 1;
+        if (left > 0) {
+            hash.put(field, Long.toString(left));
+            return left;
+        }
+        delete(client, mode, marking, turnMillis, markMillis);
+        return 0L;
+    }
+
+    private void delete(String client, String mode, boolean marking, long turnMillis, long markMillis) {
+        hash.clear();
+        if (marking) {
+            if (mark != null && !mark.equals(client)) {
+                turn = mark;
+                turnExpiresAt = now() + turnMillis * 1_000_000;
+                mark = null;
+            }
+            if (mode.equals("requeue")) {
+                mark = client;
+                markExpiresAt = now() + markMillis * 1_000_000;
+            }
+        }
+        publish("");
+    }
+
+    /** unmark.lua: @return the keys deleted */
+    long unmark(String client) {
+        expire();
+        long deleted = 0;
+        if (client.equals(mark)) {
+            mark = null;
+            deleted++;
+        }
+        if (client.equals(turn)) {
+            turn = null;
+            deleted++;
+        }
+        return deleted;
+    }
+
+    /** force-release.lua: @return true if the lock existed */
+    boolean forceRelease() {
+        expire();
+        if (hash.isEmpty()) {
+            return false;
+        }
+        String cohort = hash.get("cohort");
+        hash.clear();
+        publish("");
+        if (cohort != null) {
+            publish("!force:" + cohort);
+        }
+        return true;
+    }
+
+    /** renew.lua for one hold: @return true if the hold was there and now runs at least the lease */
+    boolean renew(String field, long leaseMillis) {
+        expire();
+        if (!hash.containsKey(field)) {
+            return false;
+        }
+        if (pttl() < leaseMillis) {
+            hashExpiresAt = now() + leaseMillis * 1_000_000;
+        }
+        return true;
+    }
+
+    /** @return the slot's fencing counter: every token given so far is at most this */
+    long counter() {
+        return counter;
+    }
+
+    /** @return GET of the waiting mark */
+    String mark() {
+        expire();
+        return mark;
+    }
+
+    /** @return GET of the turn */
+    String turn() {
+        expire();
+        return turn;
+    }
+
+    /** @return HGET of the field's token */
+    String token(String field) {
+        expire();
+        return hash.get(field + ":token");
+    }
+
+    /** @return HGET of a field */
+    String field(String field) {
+        expire();
+        return hash.get(field);
+    }
+
+    /** @return HGETALL of the lock hash */
+    Map<String, String> hash() {
+        expire();
+        return new LinkedHashMap<>(hash);
+    }
+
+    /** @return EXISTS of the lock hash */
+    boolean locked() {
+        expire();
+        return !hash.isEmpty();
+    }
+
+    /** @return the lock's remaining lease in milliseconds, as PTTL answers */
+    long remaining() {
+        expire();
+        return pttl();
+    }
+
+    /** Data loss: a restart without persistence, or FLUSHALL. The counter goes too. */
+    void flush() {
+        hash.clear();
+        counter = 0;
+        mark = null;
+        turn = null;
+    }
+
+    /** @return whether the client named holds a field in the lock */
+    boolean heldBy(String field) {
+        expire();
+        return hash.containsKey(field);
+    }
+
+    @Override
+    public String toString() {
+        expire();
+        return "lock " + hash + " ttl " + pttl() + ", counter " + counter + ", mark " + mark + ", turn " + turn
+                + (Objects.isNull(turn) ? "" : " for " + (turnExpiresAt - now()) / 1_000_000 + " ms");
+    }
+}
