@@ -85,13 +85,20 @@ final class CohortSimulation {
     private final ArrayDeque<Event> trace = new ArrayDeque<>();
     private final boolean traced;
     private long maxToken;
+    /** The token of every hold an owner began: one token, one hold. */
+    private final java.util.Set<Long> admittedTokens = new java.util.HashSet<>();
     /** Holds with tokens up to this one were force-unlocked under their owners. */
     private long exemptUpTo;
     private long lockBusyUntilNanos;
     private int steps;
     private final Map<Client, Integer> bypass = new HashMap<>();
 
-    CohortSimulation(long seed, int clientCount, int ownersPerClient, int attemptsPerOwner, Faults faults, boolean traced) {
+    /**
+     * @param hotAttempts if positive, the first client's owners make that many attempts each, with
+     *     long waits, so that its cohort passes the lock around while the others' owners wait
+     */
+    CohortSimulation(long seed, int clientCount, int ownersPerClient, int attemptsPerOwner, int hotAttempts, Faults faults,
+                     boolean traced) {
         this.seed = seed;
         this.random = new Random(seed);
         this.faults = faults;
@@ -100,7 +107,8 @@ final class CohortSimulation {
             Client client = new Client("c" + c);
             clients.add(client);
             for (int o = 0; o < ownersPerClient; o++) {
-                owners.add(new Owner(client, 100 * (c + 1) + o, attemptsPerOwner));
+                owners.add(new Owner(client, 100 * (c + 1) + o, c == 0 && hotAttempts > 0 ? hotAttempts : attemptsPerOwner,
+                        c == 0 && hotAttempts > 0));
             }
         }
     }
@@ -161,6 +169,12 @@ final class CohortSimulation {
             }
             if (!client.messages.isEmpty()) {
                 choose(client::deliver, client.id, " message");
+            }
+        }
+        if (random.nextInt(16) == 0) {
+            Owner asking = owners.get(random.nextInt(owners.size()));
+            if (!asking.client.closed) {
+                choose(asking::query, asking.toString(), " asks whether it holds");
             }
         }
         for (Owner owner : owners) {
@@ -365,13 +379,14 @@ final class CohortSimulation {
         final List<CompletableFuture<Wakeups>> subscribing = new ArrayList<>();
         long channelSequence;
         boolean closed;
+        boolean disconnected;
         boolean unmarkFailed;
         Timeout renewal;
 
         Client(String id) {
             this.id = id;
             model.subscribe(message -> {
-                if (!closed) {
+                if (!disconnected) {
                     messages.add(message);
                 }
             });
@@ -405,14 +420,23 @@ final class CohortSimulation {
             List.copyOf(observers).forEach(CohortRedis.Notices::connectionLost);
         }
 
+        /**
+         * As {@code LockClient.close()}: the cohorts close and the holds are lost first, while the
+         * connections are still open (what a woken waiter sends then still runs); the connections
+         * close a step later, failing every wait.
+         */
         void close() {
             closed = true;
             cohorts.close();
             renewed.clear();
             holds.close();
-            messages.clear();
-            List.copyOf(channelWaits).forEach(wait -> wait.done.completeExceptionally(LockExceptions.closedWhileWaiting()));
-            List.copyOf(subscribing).forEach(pending -> pending.completeExceptionally(LockExceptions.closedWhileWaiting()));
+            ready.add(() -> {
+                log(id + " disconnected");
+                disconnected = true;
+                messages.clear();
+                List.copyOf(channelWaits).forEach(wait -> wait.done.completeExceptionally(LockExceptions.closedWhileWaiting()));
+                List.copyOf(subscribing).forEach(pending -> pending.completeExceptionally(LockExceptions.closedWhileWaiting()));
+            });
         }
 
         /** A command that changes the lock: refused now and then, never with its answer lost. */
@@ -435,7 +459,7 @@ final class CohortSimulation {
 
         private <T> CompletableFuture<T> send(String what, Supplier<T> atRedis, double failure, boolean runsAnyway) {
             CompletableFuture<T> reply = new CompletableFuture<>();
-            if (closed) {
+            if (disconnected) {
                 reply.completeExceptionally(LockExceptions.clientClosed());
                 return reply;
             }
@@ -689,7 +713,7 @@ final class CohortSimulation {
                 wait.done.complete(null);
                 return wait.done;
             }
-            if (client.closed) {
+            if (client.disconnected) {
                 wait.done.completeExceptionally(LockExceptions.closedWhileWaiting());
                 return wait.done;
             }
@@ -736,10 +760,13 @@ final class CohortSimulation {
         long heldSince;
         long waitingSince;
 
-        Owner(Client client, long id, int attempts) {
+        final boolean hot;
+
+        Owner(Client client, long id, int attempts, boolean hot) {
             this.client = client;
             this.id = id;
             this.attemptsLeft = attempts;
+            this.hot = hot;
         }
 
         boolean done() {
@@ -760,8 +787,8 @@ final class CohortSimulation {
 
         void start() {
             attemptsLeft--;
-            lease = random.nextInt(5) == 0 ? new LeaseTerm(100 + random.nextInt(300), false) : LeaseTerm.watchdog(LEASE);
-            int kind = random.nextInt(10);
+            lease = !hot && random.nextInt(5) == 0 ? new LeaseTerm(100 + random.nextInt(300), false) : LeaseTerm.watchdog(LEASE);
+            int kind = hot ? 9 : random.nextInt(10);
             long waitMillis = kind < 2 ? 0 : kind < 8 ? 50 + random.nextInt(1000) : 5_000;
             deadline = clock.read() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
             log(this + " starts: lease " + lease + ", wait " + waitMillis + " ms");
@@ -799,6 +826,9 @@ final class CohortSimulation {
                 }
                 grant.start(admitted);
                 closeWakeups();
+                if (admitted != hold && !admittedTokens.add(grant.fencingToken())) {
+                    fail(this + " began a new hold with token " + grant.fencingToken() + ", which an earlier hold had");
+                }
                 hold = admitted;
                 heldSince = clock.read();
                 state = State.HOLDING;
@@ -812,7 +842,7 @@ final class CohortSimulation {
             } else if (wakeups == null) {
                 // SUBSCRIBE, confirmed on the subscription's connection after what came before it.
                 CompletableFuture<Wakeups> subscribed = new CompletableFuture<>();
-                if (client.closed) {
+                if (client.disconnected) {
                     subscribed.completeExceptionally(LockExceptions.closedWhileWaiting());
                 }
                 client.subscribing.add(subscribed);
@@ -872,6 +902,14 @@ final class CohortSimulation {
             if (wakeups != null) {
                 wakeups.close();
                 wakeups = null;
+            }
+        }
+
+        /** isHeldByCurrentThread: the cohort's answer once Redis confirmed it, else Redis's. */
+        void query() {
+            Cohort.LocalHold local = client.cohorts.localHold(IDENTITY, id);
+            if (local != null) {
+                local.confirmed().whenComplete((levels, failure) -> log(this + " holds " + levels + " levels"));
             }
         }
 
