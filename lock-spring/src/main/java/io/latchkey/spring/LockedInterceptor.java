@@ -13,8 +13,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -143,20 +141,21 @@ final class LockedInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Acquires for one asynchronous call, waiting on the calling thread. The watchdog lease has
-     * no bounded asynchronous acquisition for an owner id, so the wait is bounded here, and
-     * cancelling the attempt gives back a grant that raced the bound.
+     * Acquires for one asynchronous call, waiting on the calling thread. The acquisition bounds its
+     * own wait, for the watchdog lease as for a fixed one, and ends it with nothing left behind;
+     * a bound of ours on a stage derived from it would end the stage while the acquisition went
+     * on, to take the lock later for an owner that nothing releases.
      */
     private static Optional<LockHold> acquireForCall(LockedMethod locked, DistributedLock lock, long owner) {
         Duration wait = locked.waitTime();
         CompletableFuture<Optional<LockHold>> attempt = locked.leaseTime() == null
-                ? lock.acquireAsync(owner).thenApply(Optional::of)
+                ? lock.tryAcquireAsync(wait, owner)
                 : lock.tryAcquireAsync(wait, locked.leaseTime(), owner);
         try {
-            return locked.leaseTime() == null ? attempt.get(wait.toNanos(), TimeUnit.NANOSECONDS) : attempt.get();
-        } catch (TimeoutException e) {
-            return attempt.cancel(false) ? Optional.empty() : attempt.join();
+            return attempt.get();
         } catch (InterruptedException e) {
+            // The acquisition's own future: its cancel gives up the wait, or gives back a grant
+            // that came as the interrupt did.
             attempt.cancel(false);
             Thread.currentThread().interrupt();
             throw new LockNotAcquiredException(lock.getName(), wait, e);
