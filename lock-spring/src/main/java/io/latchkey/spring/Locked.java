@@ -27,10 +27,17 @@ import java.lang.annotation.Target;
  *     {@code CompletionStage}): the lock is acquired on the calling thread before the method
  *     runs, and released when the returned future completes. The hold belongs to the call, not to
  *     the thread (another call on the same thread waits for it), and the future the caller gets
- *     completes once the lock is released, with the method's outcome.</li>
- * <li><b>Not obtained in time:</b> {@link LockNotAcquiredException}, or with
- *     {@link OnTimeout#SKIP} the method is not run and returns {@code null} ({@code Optional.empty()},
- *     or a future completed with {@code null}, for those return types).</li>
+ *     completes once the lock is released, with the method's outcome, on the thread that
+ *     completes the release: one of the client's I/O threads, or the thread that completed the
+ *     method's own future when the release needed no round trip to Redis. Stages that block
+ *     belong on an executor of the application's ({@code thenApplyAsync(f, executor)}).
+ *     What keeps the method from running (the lock not obtained in time, an interrupt, Redis
+ *     failing, a name that cannot be made) fails that future rather than being thrown; only what
+ *     the method itself throws is thrown.</li>
+ * <li><b>Not obtained in time:</b> {@link LockNotAcquiredException} (an asynchronous method's
+ *     future fails with it), or with {@link OnTimeout#SKIP} the method is not run and returns
+ *     {@code null} ({@code Optional.empty()}, or a future completed with {@code null}, for those
+ *     return types).</li>
  * <li><b>Lease lost</b> while the method ran: its result stands, and
  *     {@link io.latchkey.LeaseLostException} is thrown after it (added as suppressed if the method
  *     threw), since its work may not have been exclusive.</li>
@@ -91,7 +98,7 @@ public @interface Locked {
 
     /** What happens when the lock was not obtained in time. */
     enum OnTimeout {
-        /** Throw {@link LockNotAcquiredException}. */
+        /** Throw {@link LockNotAcquiredException}; an asynchronous method returns a future failed with it. */
         THROW,
         /** Do not run the method; return {@code null}, an empty {@code Optional} or a future of {@code null}. */
         SKIP

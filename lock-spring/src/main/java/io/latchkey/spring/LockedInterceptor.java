@@ -51,9 +51,11 @@ final class LockedInterceptor implements MethodInterceptor {
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
         Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
         LockedMethod locked = methods.computeIfAbsent(method, m -> LockedMethod.of(m, annotation(m, targetClass)));
-        String name = locked.lockName(target, invocation.getArguments());
-        DistributedLock lock = locked.lock(client.get(), name);
-        return locked.async() ? invokeAsync(invocation, locked, lock) : invokeBlocking(invocation, locked, lock);
+        return locked.async() ? invokeAsync(invocation, locked) : invokeBlocking(invocation, locked);
+    }
+
+    private DistributedLock lockFor(MethodInvocation invocation, LockedMethod locked) {
+        return locked.lock(client.get(), locked.lockName(invocation.getThis(), invocation.getArguments()));
     }
 
     private static Locked annotation(Method method, Class<?> targetClass) {
@@ -61,7 +63,8 @@ final class LockedInterceptor implements MethodInterceptor {
         return onMethod != null ? onMethod : AnnotatedElementUtils.findMergedAnnotation(targetClass, Locked.class);
     }
 
-    private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked, DistributedLock lock) throws Throwable {
+    private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked) throws Throwable {
+        DistributedLock lock = lockFor(invocation, locked);
         Optional<LockHold> acquired;
         try {
             acquired = locked.leaseTime() == null ? lock.tryAcquire(locked.waitTime())
@@ -71,7 +74,10 @@ final class LockedInterceptor implements MethodInterceptor {
             throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), e);
         }
         if (acquired.isEmpty()) {
-            return notAcquired(locked, lock);
+            if (locked.skipsOnTimeout()) {
+                return locked.skipped();
+            }
+            throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), null);
         }
         LockHold hold = acquired.get();
         CurrentLock.enter(hold);
@@ -99,11 +105,24 @@ final class LockedInterceptor implements MethodInterceptor {
         }
     }
 
-    private Object invokeAsync(MethodInvocation invocation, LockedMethod locked, DistributedLock lock) throws Throwable {
+    /**
+     * Runs an asynchronous method: whatever keeps it from running (the lock not obtained in time,
+     * an interrupt, Redis failing) fails the future it returns, where its callers look for its
+     * failures; only what the method itself throws is thrown.
+     */
+    private Object invokeAsync(MethodInvocation invocation, LockedMethod locked) throws Throwable {
         long owner = ASYNC_OWNERS.incrementAndGet();
-        Optional<LockHold> acquired = acquireForCall(locked, lock, owner);
+        DistributedLock lock;
+        Optional<LockHold> acquired;
+        try {
+            lock = lockFor(invocation, locked);
+            acquired = acquireForCall(locked, lock, owner);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         if (acquired.isEmpty()) {
-            return notAcquired(locked, lock);
+            return locked.skipsOnTimeout() ? locked.skipped()
+                    : CompletableFuture.failedFuture(new LockNotAcquiredException(lock.getName(), locked.waitTime(), null));
         }
         CurrentLock.enter(acquired.get());
         Object returned;
@@ -162,13 +181,6 @@ final class LockedInterceptor implements MethodInterceptor {
         } catch (ExecutionException e) {
             throw asRuntime(e.getCause());
         }
-    }
-
-    private static Object notAcquired(LockedMethod locked, DistributedLock lock) {
-        if (locked.skipsOnTimeout()) {
-            return locked.skipped();
-        }
-        throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), null);
     }
 
     private static Throwable unwrap(Throwable failure) {

@@ -1,6 +1,8 @@
 package io.latchkey.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.DistributedLock;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -87,6 +90,22 @@ class AsyncLockedTimeoutTest {
         assertThat(held.tryLock()).isTrue();
         held.unlock();
         assertThat(orders.runs()).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Locked.Kind.class)
+    void throwOnAnAsyncMethodReturnsAFailedFuture(Locked.Kind kind) throws Exception {
+        String id = "failed-" + kind;
+        DistributedLock held = lock(kind, "orders:" + id);
+        held.lockAsync(HOLDER).get(5, TimeUnit.SECONDS);
+        try {
+            CompletableFuture<?>[] result = new CompletableFuture<?>[1];
+            assertThatCode(() -> result[0] = call(kind, Locked.OnTimeout.THROW, id)).doesNotThrowAnyException();
+            assertThatThrownBy(() -> result[0].get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(LockNotAcquiredException.class).hasMessageContaining("'orders:" + id + "'");
+        } finally {
+            held.unlockAsync(HOLDER).get(5, TimeUnit.SECONDS);
+        }
     }
 
     @ParameterizedTest
