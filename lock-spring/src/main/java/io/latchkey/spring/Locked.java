@@ -45,7 +45,9 @@ import java.lang.annotation.Target;
  *
  * <p>Applies to public methods of Spring beans called through the bean (not from inside the same
  * object), as Spring's other proxy-based annotations do. On a class, it applies to every public
- * method of it.
+ * method of it except those that {@link Object} declares ({@code toString}, {@code equals},
+ * {@code hashCode}, also where the class overrides them); an annotation on a method takes
+ * precedence over its class's.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

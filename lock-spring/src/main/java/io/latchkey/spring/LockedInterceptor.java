@@ -3,22 +3,18 @@ package io.latchkey.spring;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockHold;
-import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * Runs {@link Locked @Locked} methods under their lock: acquire, call, release in
@@ -34,33 +30,27 @@ final class LockedInterceptor implements MethodInterceptor {
     private static final AtomicLong ASYNC_OWNERS = new AtomicLong(1L << 62);
 
     private final Supplier<LockClient> client;
-    private final Map<Method, LockedMethod> methods = new ConcurrentHashMap<>();
+    private final LockedMethods methods;
 
     /**
-     * Sets the application's client, looked up at the first call.
-     *
      * @param client the application's client, looked up at the first call
+     * @param methods the locked methods, parsed as they are first needed
      */
-    LockedInterceptor(Supplier<LockClient> client) {
+    LockedInterceptor(Supplier<LockClient> client, LockedMethods methods) {
         this.client = client;
+        this.methods = methods;
     }
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
-        Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
-        LockedMethod locked = methods.computeIfAbsent(method, m -> LockedMethod.of(m, annotation(m, targetClass)));
+        LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
         return locked.async() ? invokeAsync(invocation, locked) : invokeBlocking(invocation, locked);
     }
 
     private DistributedLock lockFor(MethodInvocation invocation, LockedMethod locked) {
         return locked.lock(client.get(), locked.lockName(invocation.getThis(), invocation.getArguments()));
-    }
-
-    private static Locked annotation(Method method, Class<?> targetClass) {
-        Locked onMethod = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
-        return onMethod != null ? onMethod : AnnotatedElementUtils.findMergedAnnotation(targetClass, Locked.class);
     }
 
     private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked) throws Throwable {

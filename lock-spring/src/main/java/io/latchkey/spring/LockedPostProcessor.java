@@ -3,9 +3,7 @@ package io.latchkey.spring;
 import io.latchkey.LockClient;
 import java.util.function.Supplier;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 
 /**
  * Proxies every bean with a {@link Locked @Locked} method or class, the way Spring proxies
@@ -17,9 +15,7 @@ final class LockedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProc
     private static final long serialVersionUID = 1L;
 
     LockedPostProcessor(Supplier<LockClient> client) {
-        ComposablePointcut pointcut = new ComposablePointcut(AnnotationMatchingPointcut.forMethodAnnotation(Locked.class))
-                .union(new AnnotationMatchingPointcut(Locked.class, true));
-        this.advisor = new DefaultPointcutAdvisor(pointcut, new LockedInterceptor(client));
+        this.advisor = new DefaultPointcutAdvisor(new LockedPointcut(), new LockedInterceptor(client, new LockedMethods()));
         // Ahead of other advisors on the same proxy (@Transactional, say): the lock is taken
         // before a transaction begins and released after it ends.
         setBeforeExistingAdvisors(true);
