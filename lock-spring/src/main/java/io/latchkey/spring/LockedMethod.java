@@ -17,8 +17,9 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * One {@link Locked @Locked} method, its annotation parsed once: the name expression, the
- * durations, and how its results look. Bad annotations fail at the first call with an
- * {@link IllegalStateException} naming the method. Immutable.
+ * durations, and how its results look. A bad annotation fails the parse with an
+ * {@link IllegalStateException} naming the method, which {@link LockedPostProcessor} does at the
+ * application's start. Immutable.
  */
 final class LockedMethod {
 

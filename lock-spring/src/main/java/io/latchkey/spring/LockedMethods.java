@@ -11,7 +11,8 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Which methods {@link Locked @Locked} locks, and each one's parsed annotation: the one rule that
- * the pointcut and the interceptor share, so that they never disagree. Thread-safe.
+ * the pointcut, the start-up check and the interceptor share, so that they never disagree.
+ * Thread-safe.
  *
  * <p>A method is locked by its own annotation (or one on a method it overrides or implements),
  * else by its class's. A class's annotation covers the class's public instance methods except
@@ -50,6 +51,24 @@ final class LockedMethods {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         return parsed.computeIfAbsent(new MethodClassKey(specific, targetClass),
                 key -> LockedMethod.of(specific, annotationOf(specific, targetClass)));
+    }
+
+    /**
+     * Parses the annotation of every method that a proxy of {@code targetClass} locks, so that a
+     * malformed one fails the application's start rather than the method's first call.
+     *
+     * @param targetClass the class of a bean about to be proxied
+     * @throws IllegalStateException naming the first method whose annotation is malformed
+     */
+    void checkAll(Class<?> targetClass) {
+        ReflectionUtils.doWithMethods(targetClass, method -> get(method, targetClass),
+                method -> proxyCanCall(method) && annotationOf(method, targetClass) != null);
+    }
+
+    /** Private and static methods never reach a proxy; bridges stand for the methods they bridge to. */
+    private static boolean proxyCanCall(Method method) {
+        int modifiers = method.getModifiers();
+        return !Modifier.isPrivate(modifiers) && !Modifier.isStatic(modifiers) && !method.isBridge() && !method.isSynthetic();
     }
 
     private static boolean coveredByItsClass(Method method) {
