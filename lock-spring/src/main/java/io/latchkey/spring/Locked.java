@@ -58,8 +58,15 @@ public @interface Locked {
     /**
      * The lock's name: a Spring template expression over the method's arguments, evaluated per
      * call. {@code #{...}} parts are SpEL, in which {@code #name} is the argument of that name
-     * (compile with {@code -parameters}), {@code #p0}/{@code #a0} the first argument, and the
-     * root object is the bean. Must not evaluate to an empty name.
+     * (compile with {@code -parameters}, as Spring Boot's build plugins do), {@code #p0}/{@code #a0}
+     * the first argument, and the root object is the bean.
+     *
+     * <p>Every part must have a value at every call: otherwise the calls would share one lock
+     * ({@code "orders:"} for every order). A part that refers to a parameter the method does not
+     * have fails the application's start, naming the method and the name (for {@code #name}
+     * only where the parameter names were compiled in; else at the call). A part that is null or
+     * empty at a call fails that call with an {@link IllegalStateException} naming the method and
+     * the name (an asynchronous method's future fails with it), and the method does not run.
      *
      * @return the name template, e.g. {@code "orders:#{#order.id}"}
      */
