@@ -96,9 +96,9 @@ final class LockedInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Runs an asynchronous method: whatever keeps it from running (the lock not obtained in time,
-     * an interrupt, Redis failing) fails the future it returns, where its callers look for its
-     * failures; only what the method itself throws is thrown.
+     * Runs an asynchronous method: whatever keeps it from running (a name that cannot be made,
+     * the lock not obtained in time, an interrupt, Redis failing) fails the future it returns,
+     * where its callers look for its failures; only what the method itself throws is thrown.
      */
     private Object invokeAsync(MethodInvocation invocation, LockedMethod locked) throws Throwable {
         long owner = ASYNC_OWNERS.incrementAndGet();

