@@ -357,4 +357,23 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not positive
      */
     CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, Duration leaseTime, long ownerId);
+
+    /**
+     * Acquires the lock for {@code ownerId} with a watchdog lease, waiting at most
+     * {@code waitTime} as {@link #tryAcquire(Duration)} does for the calling thread, and returns
+     * the hold.
+     *
+     * <p>The wait belongs to the acquisition: when it runs out, the future completes empty and
+     * nothing of the attempt is left. Bound an acquisition's wait with this, not by cancelling or
+     * timing out a stage derived from {@link #acquireAsync(long)} ({@code thenApply},
+     * {@code orTimeout}): that ends the stage, while the acquisition goes on and may take the lock
+     * later for an owner that no one will release.
+     *
+     * @param waitTime the longest wait; zero for one try; not negative, not null
+     * @param ownerId the owner
+     * @return the hold, or empty if another owner held the lock for the whole wait; fails as
+     *     {@link #acquireAsync(long)} does
+     * @throws IllegalArgumentException if {@code waitTime} is negative
+     */
+    CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, long ownerId);
 }

@@ -27,10 +27,17 @@ import java.lang.annotation.Target;
  *     {@code CompletionStage}): the lock is acquired on the calling thread before the method
  *     runs, and released when the returned future completes. The hold belongs to the call, not to
  *     the thread (another call on the same thread waits for it), and the future the caller gets
- *     completes once the lock is released, with the method's outcome.</li>
- * <li><b>Not obtained in time:</b> {@link LockNotAcquiredException}, or with
- *     {@link OnTimeout#SKIP} the method is not run and returns {@code null} ({@code Optional.empty()},
- *     or a future completed with {@code null}, for those return types).</li>
+ *     completes once the lock is released, with the method's outcome, on the thread that
+ *     completes the release: one of the client's I/O threads, or the thread that completed the
+ *     method's own future when the release needed no round trip to Redis. Stages that block
+ *     belong on an executor of the application's ({@code thenApplyAsync(f, executor)}).
+ *     What keeps the method from running (the lock not obtained in time, an interrupt, Redis
+ *     failing, a name that cannot be made) fails that future rather than being thrown; only what
+ *     the method itself throws is thrown.</li>
+ * <li><b>Not obtained in time:</b> {@link LockNotAcquiredException} (an asynchronous method's
+ *     future fails with it), or with {@link OnTimeout#SKIP} the method is not run and returns
+ *     {@code null} ({@code Optional.empty()}, or a future completed with {@code null}, for those
+ *     return types).</li>
  * <li><b>Lease lost</b> while the method ran: its result stands, and
  *     {@link io.latchkey.LeaseLostException} is thrown after it (added as suppressed if the method
  *     threw), since its work may not have been exclusive.</li>
@@ -38,7 +45,9 @@ import java.lang.annotation.Target;
  *
  * <p>Applies to public methods of Spring beans called through the bean (not from inside the same
  * object), as Spring's other proxy-based annotations do. On a class, it applies to every public
- * method of it.
+ * method of it except those that {@link Object} declares ({@code toString}, {@code equals},
+ * {@code hashCode}, also where the class overrides them); an annotation on a method takes
+ * precedence over its class's.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -49,8 +58,15 @@ public @interface Locked {
     /**
      * The lock's name: a Spring template expression over the method's arguments, evaluated per
      * call. {@code #{...}} parts are SpEL, in which {@code #name} is the argument of that name
-     * (compile with {@code -parameters}), {@code #p0}/{@code #a0} the first argument, and the
-     * root object is the bean. Must not evaluate to an empty name.
+     * (compile with {@code -parameters}, as Spring Boot's build plugins do), {@code #p0}/{@code #a0}
+     * the first argument, and the root object is the bean.
+     *
+     * <p>Every part must have a value at every call: otherwise the calls would share one lock
+     * ({@code "orders:"} for every order). A part that refers to a parameter the method does not
+     * have fails the application's start, naming the method and the name (for {@code #name}
+     * only where the parameter names were compiled in; else at the call). A part that is null or
+     * empty at a call fails that call with an {@link IllegalStateException} naming the method and
+     * the name (an asynchronous method's future fails with it), and the method does not run.
      *
      * @return the name template, e.g. {@code "orders:#{#order.id}"}
      */
@@ -91,7 +107,7 @@ public @interface Locked {
 
     /** What happens when the lock was not obtained in time. */
     enum OnTimeout {
-        /** Throw {@link LockNotAcquiredException}. */
+        /** Throw {@link LockNotAcquiredException}; an asynchronous method returns a future failed with it. */
         THROW,
         /** Do not run the method; return {@code null}, an empty {@code Optional} or a future of {@code null}. */
         SKIP

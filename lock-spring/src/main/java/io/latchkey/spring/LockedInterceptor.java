@@ -3,24 +3,18 @@ package io.latchkey.spring;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockHold;
-import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * Runs {@link Locked @Locked} methods under their lock: acquire, call, release in
@@ -36,34 +30,31 @@ final class LockedInterceptor implements MethodInterceptor {
     private static final AtomicLong ASYNC_OWNERS = new AtomicLong(1L << 62);
 
     private final Supplier<LockClient> client;
-    private final Map<Method, LockedMethod> methods = new ConcurrentHashMap<>();
+    private final LockedMethods methods;
 
     /**
-     * Sets the application's client, looked up at the first call.
-     *
      * @param client the application's client, looked up at the first call
+     * @param methods the locked methods, parsed as they are first needed
      */
-    LockedInterceptor(Supplier<LockClient> client) {
+    LockedInterceptor(Supplier<LockClient> client, LockedMethods methods) {
         this.client = client;
+        this.methods = methods;
     }
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
-        Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
-        LockedMethod locked = methods.computeIfAbsent(method, m -> LockedMethod.of(m, annotation(m, targetClass)));
-        String name = locked.lockName(target, invocation.getArguments());
-        DistributedLock lock = locked.lock(client.get(), name);
-        return locked.async() ? invokeAsync(invocation, locked, lock) : invokeBlocking(invocation, locked, lock);
+        LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
+        return locked.async() ? invokeAsync(invocation, locked) : invokeBlocking(invocation, locked);
     }
 
-    private static Locked annotation(Method method, Class<?> targetClass) {
-        Locked onMethod = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
-        return onMethod != null ? onMethod : AnnotatedElementUtils.findMergedAnnotation(targetClass, Locked.class);
+    private DistributedLock lockFor(MethodInvocation invocation, LockedMethod locked) {
+        return locked.lock(client.get(), locked.lockName(invocation.getThis(), invocation.getArguments()));
     }
 
-    private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked, DistributedLock lock) throws Throwable {
+    private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked) throws Throwable {
+        DistributedLock lock = lockFor(invocation, locked);
         Optional<LockHold> acquired;
         try {
             acquired = locked.leaseTime() == null ? lock.tryAcquire(locked.waitTime())
@@ -73,7 +64,10 @@ final class LockedInterceptor implements MethodInterceptor {
             throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), e);
         }
         if (acquired.isEmpty()) {
-            return notAcquired(locked, lock);
+            if (locked.skipsOnTimeout()) {
+                return locked.skipped();
+            }
+            throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), null);
         }
         LockHold hold = acquired.get();
         CurrentLock.enter(hold);
@@ -101,11 +95,24 @@ final class LockedInterceptor implements MethodInterceptor {
         }
     }
 
-    private Object invokeAsync(MethodInvocation invocation, LockedMethod locked, DistributedLock lock) throws Throwable {
+    /**
+     * Runs an asynchronous method: whatever keeps it from running (a name that cannot be made,
+     * the lock not obtained in time, an interrupt, Redis failing) fails the future it returns,
+     * where its callers look for its failures; only what the method itself throws is thrown.
+     */
+    private Object invokeAsync(MethodInvocation invocation, LockedMethod locked) throws Throwable {
         long owner = ASYNC_OWNERS.incrementAndGet();
-        Optional<LockHold> acquired = acquireForCall(locked, lock, owner);
+        DistributedLock lock;
+        Optional<LockHold> acquired;
+        try {
+            lock = lockFor(invocation, locked);
+            acquired = acquireForCall(locked, lock, owner);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         if (acquired.isEmpty()) {
-            return notAcquired(locked, lock);
+            return locked.skipsOnTimeout() ? locked.skipped()
+                    : CompletableFuture.failedFuture(new LockNotAcquiredException(lock.getName(), locked.waitTime(), null));
         }
         CurrentLock.enter(acquired.get());
         Object returned;
@@ -143,33 +150,27 @@ final class LockedInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Acquires for one asynchronous call, waiting on the calling thread. The watchdog lease has
-     * no bounded asynchronous acquisition for an owner id, so the wait is bounded here, and
-     * cancelling the attempt gives back a grant that raced the bound.
+     * Acquires for one asynchronous call, waiting on the calling thread. The acquisition bounds its
+     * own wait, for the watchdog lease as for a fixed one, and ends it with nothing left behind;
+     * a bound of ours on a stage derived from it would end the stage while the acquisition went
+     * on, to take the lock later for an owner that nothing releases.
      */
     private static Optional<LockHold> acquireForCall(LockedMethod locked, DistributedLock lock, long owner) {
         Duration wait = locked.waitTime();
         CompletableFuture<Optional<LockHold>> attempt = locked.leaseTime() == null
-                ? lock.acquireAsync(owner).thenApply(Optional::of)
+                ? lock.tryAcquireAsync(wait, owner)
                 : lock.tryAcquireAsync(wait, locked.leaseTime(), owner);
         try {
-            return locked.leaseTime() == null ? attempt.get(wait.toNanos(), TimeUnit.NANOSECONDS) : attempt.get();
-        } catch (TimeoutException e) {
-            return attempt.cancel(false) ? Optional.empty() : attempt.join();
+            return attempt.get();
         } catch (InterruptedException e) {
+            // The acquisition's own future: its cancel gives up the wait, or gives back a grant
+            // that came as the interrupt did.
             attempt.cancel(false);
             Thread.currentThread().interrupt();
             throw new LockNotAcquiredException(lock.getName(), wait, e);
         } catch (ExecutionException e) {
             throw asRuntime(e.getCause());
         }
-    }
-
-    private static Object notAcquired(LockedMethod locked, DistributedLock lock) {
-        if (locked.skipsOnTimeout()) {
-            return locked.skipped();
-        }
-        throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), null);
     }
 
     private static Throwable unwrap(Throwable failure) {

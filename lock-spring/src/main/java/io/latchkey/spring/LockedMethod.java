@@ -11,23 +11,20 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.expression.Expression;
-import org.springframework.expression.ParserContext;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * One {@link Locked @Locked} method, its annotation parsed once: the name expression, the
- * durations, and how its results look. Bad annotations fail at the first call with an
- * {@link IllegalStateException} naming the method. Immutable.
+ * durations, and how its results look. A bad annotation fails the parse with an
+ * {@link IllegalStateException} naming the method, which {@link LockedPostProcessor} does at the
+ * application's start. Immutable.
  */
 final class LockedMethod {
 
-    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
     private final Method method;
     private final Locked locked;
-    private final Expression name;
+    private final LockNameTemplate name;
     private final Duration waitTime;
     /** Null for the watchdog lease. */
     private final Duration leaseTime;
@@ -36,8 +33,8 @@ final class LockedMethod {
     private LockedMethod(Method method, Locked locked) {
         this.method = method;
         this.locked = locked;
+        this.name = LockNameTemplate.parse(method, locked.name(), PARAMETER_NAMES.getParameterNames(method));
         try {
-            this.name = PARSER.parseExpression(locked.name(), ParserContext.TEMPLATE_EXPRESSION);
             this.waitTime = DurationStyle.detectAndParse(locked.waitTime());
             this.leaseTime = locked.leaseTime().isEmpty() ? null : DurationStyle.detectAndParse(locked.leaseTime());
         } catch (RuntimeException e) {
@@ -60,7 +57,7 @@ final class LockedMethod {
      * @param method the method, as the target class declares it
      * @param locked its annotation, or its class's
      * @return the parsed method
-     * @throws IllegalStateException if the annotation is malformed
+     * @throws IllegalStateException naming the method if the annotation is malformed
      */
     static LockedMethod of(Method method, Locked locked) {
         return new LockedMethod(method, locked);
@@ -70,15 +67,11 @@ final class LockedMethod {
      * @param target the bean, the expression's root object
      * @param arguments the call's arguments
      * @return the lock's name for this call
-     * @throws IllegalStateException if the expression gives no name
+     * @throws IllegalStateException naming the method and the name if a part of the name cannot
+     *     be evaluated, or is null or empty at this call
      */
     String lockName(Object target, Object[] arguments) {
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, arguments, PARAMETER_NAMES);
-        String value = name.getValue(context, String.class);
-        if (value == null || value.isEmpty()) {
-            throw invalid("the name '" + locked.name() + "' evaluated to an empty name", null);
-        }
-        return value;
+        return name.evaluate(new MethodBasedEvaluationContext(target, method, arguments, PARAMETER_NAMES));
     }
 
     DistributedLock lock(LockClient client, String lockName) {
@@ -116,6 +109,16 @@ final class LockedMethod {
     }
 
     private IllegalStateException invalid(String message, Throwable cause) {
+        return invalid(method, message, cause);
+    }
+
+    /**
+     * @param method the annotated method
+     * @param message what is wrong
+     * @param cause why, or null
+     * @return the failure of a malformed annotation, naming the method
+     */
+    static IllegalStateException invalid(Method method, String message, Throwable cause) {
         return new IllegalStateException("@Locked on " + method.toGenericString() + ": " + message, cause);
     }
 }

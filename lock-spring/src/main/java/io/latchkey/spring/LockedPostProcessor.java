@@ -3,9 +3,8 @@ package io.latchkey.spring;
 import io.latchkey.LockClient;
 import java.util.function.Supplier;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.ComposablePointcut;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 
 /**
  * Proxies every bean with a {@link Locked @Locked} method or class, the way Spring proxies
@@ -16,13 +15,28 @@ final class LockedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProc
 
     private static final long serialVersionUID = 1L;
 
+    /** Shared with the interceptor, which finds them parsed. */
+    private final transient LockedMethods methods = new LockedMethods();
+
     LockedPostProcessor(Supplier<LockClient> client) {
-        ComposablePointcut pointcut = new ComposablePointcut(AnnotationMatchingPointcut.forMethodAnnotation(Locked.class))
-                .union(new AnnotationMatchingPointcut(Locked.class, true));
-        this.advisor = new DefaultPointcutAdvisor(pointcut, new LockedInterceptor(client));
+        this.advisor = new DefaultPointcutAdvisor(new LockedPointcut(), new LockedInterceptor(client, methods));
         // Ahead of other advisors on the same proxy (@Transactional, say): the lock is taken
         // before a transaction begins and released after it ends.
         setBeforeExistingAdvisors(true);
         setProxyTargetClass(true);
+    }
+
+    /**
+     * Parses the {@code @Locked} methods of every bean it proxies first, so that a malformed
+     * annotation ({@code onTimeout = SKIP} on a method returning a primitive, a name that refers
+     * to no parameter, a bad duration) fails the start of the application, naming the method,
+     * instead of the method's first call, which may come days later.
+     */
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (isEligible(bean, beanName)) {
+            methods.checkAll(AopUtils.getTargetClass(bean));
+        }
+        return super.postProcessAfterInitialization(bean, beanName);
     }
 }

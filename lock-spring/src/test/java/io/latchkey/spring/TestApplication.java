@@ -29,4 +29,10 @@ public class TestApplication {
         return new SpringApplicationBuilder(TestApplication.class).web(WebApplicationType.NONE)
                 .bannerMode(org.springframework.boot.Banner.Mode.OFF).logStartupInfo(false).properties(properties).run();
     }
+
+    /** @return a running application with the beans of {@code more} too, and these properties */
+    static ConfigurableApplicationContext run(Class<?> more, String... properties) {
+        return new SpringApplicationBuilder(TestApplication.class, more).web(WebApplicationType.NONE)
+                .bannerMode(org.springframework.boot.Banner.Mode.OFF).logStartupInfo(false).properties(properties).run();
+    }
 }

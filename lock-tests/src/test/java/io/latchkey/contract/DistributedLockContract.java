@@ -919,6 +919,30 @@ public abstract class DistributedLockContract {
         assertFalse(wanted.isLocked());
     }
 
+    @Test
+    void tryAcquireAsyncWithTheWatchdogLeaseEndsItsAttemptWhenTheWaitRunsOut() throws Exception {
+        DistributedLock held = rival(newHolderClient(), name);
+        DistributedLock wanted = lock(newClient(), name);
+        DistributedLock thirdParty = lock(newClient(), name);
+        long owner = newOwnerId();
+
+        held.lock();
+        long start = System.nanoTime();
+        assertEquals(Optional.empty(), wanted.tryAcquireAsync(Duration.ofMillis(300), owner).get(5, TimeUnit.SECONDS));
+        long waited = millisSince(start);
+        assertTrue(waited >= 250 && waited < 2000, "tryAcquireAsync(300 ms, owner) answered after " + waited + " ms");
+        assertEquals(Optional.empty(), wanted.tryAcquireAsync(Duration.ZERO, owner).get(5, TimeUnit.SECONDS));
+
+        held.unlock();
+        // An attempt that went on past its wait would be woken by this unlock and take the lock.
+        assertHoldsFor(Duration.ofMillis(500), "the attempts whose wait ran out take nothing later",
+                () -> !thirdParty.isLocked() && !wanted.isHeldBy(owner));
+        LockHold hold = wanted.tryAcquireAsync(Duration.ZERO, owner).get(5, TimeUnit.SECONDS).orElseThrow();
+        assertTrue(wanted.isHeldBy(owner));
+        hold.close();
+        assertFalse(wanted.isLocked());
+    }
+
     // ---------------------------------------------------------------------------------------
     // newCondition, forceUnlock, remainingLease
 
@@ -1086,14 +1110,16 @@ public abstract class DistributedLockContract {
     void everyWatchdogFormIsRenewedWhileHeldAndReleasedByClose() throws Exception {
         LockClient client = newClient();
         LockClient observers = newClient();
-        List<String> names = List.of(name + ":acquire", name + ":interruptibly", name + ":try", name + ":async");
+        List<String> names = List.of(name + ":acquire", name + ":interruptibly", name + ":try", name + ":async",
+                name + ":try-async");
         long owner = newOwnerId();
 
         List<LockHold> holds = List.of(
                 lock(client, names.get(0)).acquire(),
                 lock(client, names.get(1)).acquireInterruptibly(),
                 lock(client, names.get(2)).tryAcquire(Duration.ofSeconds(1)).orElseThrow(),
-                lock(client, names.get(3)).acquireAsync(owner).get(5, TimeUnit.SECONDS));
+                lock(client, names.get(3)).acquireAsync(owner).get(5, TimeUnit.SECONDS),
+                lock(client, names.get(4)).tryAcquireAsync(Duration.ofSeconds(1), owner).get(5, TimeUnit.SECONDS).orElseThrow());
         List<DistributedLock> observed = names.stream().map(n -> lock(observers, n)).toList();
         for (DistributedLock lock : observed) {
             Duration lease = lock.remainingLease();

@@ -230,6 +230,11 @@ public final class LockFacade implements DistributedLock {
         return start(ownerId, fixedLease(leaseTime), wait, hold -> Optional.ofNullable(hold).map(this::handle));
     }
 
+    @Override
+    public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, long ownerId) {
+        return start(ownerId, watchdogLease(), waitNanos(waitTime), hold -> Optional.ofNullable(hold).map(this::handle));
+    }
+
     // ---- for locks made of locks -------------------------------------------------------------
 
     /**

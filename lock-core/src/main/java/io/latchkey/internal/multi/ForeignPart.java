@@ -17,12 +17,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A part that is not one of Latchkey's own locks (a decorator of the application's, say): driven
  * through the public async methods of {@link DistributedLock} only.
  *
- * <p>Those methods take a watchdog lease with a bounded wait for a given owner in no single call,
- * so such a try runs {@link DistributedLock#acquireAsync(long)} and cancels it when the wait runs
- * out, which the interface promises abandons the attempt and gives back what it took. So that a
- * try with no wait left still gets its answer, the cancel comes no sooner than a grace period (the
- * multi-lock client's command timeout: one round trip) after the start. Cancelling cannot say when
- * the part's clean-up is done: an interrupted multi-lock call returns once it asked for it.
+ * <p>A watchdog try with a bounded wait runs {@link DistributedLock#acquireAsync(long)} and
+ * cancels that very future when the wait runs out (never a stage derived from it, whose cancel
+ * would not reach the part), which the interface promises abandons the attempt and gives back
+ * what it took. Not {@code tryAcquireAsync(Duration, long)}: a lock of the application's compiled
+ * before that method was added does not have it. So that a try with no wait left still gets its
+ * answer, the cancel comes no sooner than a grace period (the multi-lock client's command timeout:
+ * one round trip) after the start. Cancelling cannot say when the part's clean-up is done: an
+ * interrupted multi-lock call returns once it asked for it.
  */
 final class ForeignPart implements Part {
 

@@ -282,6 +282,11 @@ public final class MultiLock implements DistributedLock {
         return start(ownerId, fixedLease(leaseTime), wait, Optional::<LockHold>ofNullable);
     }
 
+    @Override
+    public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, long ownerId) {
+        return start(ownerId, null, waitNanos(waitTime), Optional::<LockHold>ofNullable);
+    }
+
     // ---- releasing ---------------------------------------------------------------------------
 
     /** A handle's close: releases its level of every part, on the caller's thread. */
