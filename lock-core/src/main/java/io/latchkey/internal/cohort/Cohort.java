@@ -6,9 +6,7 @@ import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timeout;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +39,6 @@ final class Cohort {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** How long a passed hold waits for a local waiter to take it before it is released in Redis. */
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final String FORCED = "!force:";
-    private static final String WAITING = "!wait:";
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
@@ -59,25 +55,16 @@ final class Cohort {
     private boolean retired;
     /** Guarded by this: the client is closing; every try fails. */
     private boolean closed;
-    /** Guarded by this: attempts of this client that wait for the lock (their wake-ups are open). */
-    private int waiters;
-    /** Guarded by this: the same by owner, so that a releasing owner's own attempt, still closing, does not count. */
-    private final Map<Long, Integer> waitingOwners = new HashMap<>();
+    /** Guarded by this: who of the client waits, decides or tries here. */
+    private final Attendance attendance = new Attendance();
     /**
      * Guarded by this: tries that found a Redis call of the cohort in flight, answered as that
      * call ends. They share its answer rather than try Redis again one after another: a client's
      * waiters send one try at a time, and no more than the lock's messages call for.
      */
     private final List<Deferred> deferred = new ArrayList<>();
-    /**
-     * Guarded by this: owners told "busy" that have neither joined the waiters nor left since; the
-     * client's mark stands for them, and the cohort stays.
-     */
-    private final Map<Long, Integer> undecided = new HashMap<>();
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
-    /** Guarded by this: tries of owners' own holds in flight, whose answers may mark the client. */
-    private int ownTries;
     /** Guarded by this: the withdrawal of the client's mark in flight; the next try goes after it. */
     private CompletableFuture<Void> unmarking;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
@@ -128,12 +115,12 @@ final class Cohort {
             if (state == State.HELD && this.owner == owner && (heldToken == 0 || heldToken == budget.token())) {
                 levels++;
                 return CompletableFuture.completedFuture(TryResult.acquired(
-                        new LocalGrant(owner, budget.token(), budget.confirmedUntilNanos(), true)));
+                        new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), true)));
             }
             if (heldToken != 0 || !lease.renewed()) {
                 // A hold of the owner's own in Redis, or a fixed lease: only Redis can grant it.
                 own = true;
-                ownTries++;
+                attendance.ownTrySent();
                 if (!lease.renewed() && (state == State.HELD || state == State.PASSING)) {
                     throughRedis = true;
                     releaseFirst = state == State.PASSING && endPassing();
@@ -147,19 +134,19 @@ final class Cohort {
                         after = unmarking;
                         budget.others().trySent();
                         // Before the try is sent: a waiter that the grant finds marked is told then.
-                        stopObserving = redis.observe(new Notices());
+                        stopObserving = redis.observe(new CohortNotices(this));
                     }
                     case PASSING -> {
                         if (waitingForMark) {
                             answer = TryResult.busy(budget.heldMillis(now));
-                            toldBusy(owner);
+                            attendance.toldBusy(owner);
                         } else if (budget.mayTake(now)) {
                             cancelPassGuard();
                             state = State.HELD;
                             this.owner = owner;
                             levels = 1;
                             from = lastOwner;
-                            answer = TryResult.acquired(new LocalGrant(owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
+                            answer = TryResult.acquired(new LocalGrant(this, owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
                         } else {
                             releaseFirst = endPassing();
                             later = defer(owner);
@@ -167,7 +154,7 @@ final class Cohort {
                     }
                     case HELD -> {
                         answer = TryResult.busy(budget.heldMillis(now));
-                        toldBusy(owner);
+                        attendance.toldBusy(owner);
                     }
                     default -> later = defer(owner);
                 }
@@ -206,8 +193,8 @@ final class Cohort {
                 levels = 1;
                 budget.held(reply.grant(), redis.ticker().read());
                 throughRedis = false;
-                result = TryResult.acquired(new LocalGrant(owner, budget.token(), budget.confirmedUntilNanos(), false));
-                redis.renew(new Reports(budget.redisToken()));
+                result = TryResult.acquired(new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), false));
+                redis.renew(new CohortReports(this, budget.redisToken()));
             } else if (granted) {
                 // Granted while the client closed: nothing would renew or release it.
                 state = State.RELEASING;
@@ -221,7 +208,7 @@ final class Cohort {
                     // The try marked the client: the claim stands until its attempt joins the
                     // waiters, takes the lock, or leaves (abandon), whichever comes first.
                     budget.others().marked();
-                    toldBusy(owner);
+                    attendance.toldBusy(owner);
                 }
             }
             answered = takeDeferred(true);
@@ -247,12 +234,12 @@ final class Cohort {
     private void afterOwnTry(long owner, TryResult reply, Throwable failure, long heldToken) {
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
-            ownTries--;
+            attendance.ownTryAnswered();
             if (failure == null && heldToken == 0 && reply.acquired()) {
                 budget.others().unmarkedByGrant();
             } else if (failure == null && heldToken == 0 && !reply.holdGone()) {
                 budget.others().marked();
-                toldBusy(owner);
+                attendance.toldBusy(owner);
             }
             withdrawal = settleIfIdle();
         }
@@ -277,21 +264,9 @@ final class Cohort {
         List<Deferred> taken = new ArrayList<>(deferred);
         deferred.clear();
         if (busy) {
-            taken.forEach(later -> toldBusy(later.owner()));
+            taken.forEach(later -> attendance.toldBusy(later.owner()));
         }
         return taken;
-    }
-
-    /** Guarded by this: the owner was told "busy"; unless it waits already, it decides next. */
-    private void toldBusy(long owner) {
-        if (!waitingOwners.containsKey(owner)) {
-            undecided.merge(owner, 1, Integer::sum);
-        }
-    }
-
-    /** Guarded by this: the owner joined the waiters or left. */
-    private void decided(long owner) {
-        undecided.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
     }
 
     /** A try deferred behind a Redis call of the cohort. */
@@ -346,7 +321,7 @@ final class Cohort {
         lastOwner = owner;
         this.owner = 0;
         long now = redis.ticker().read();
-        boolean stillWaiting = waiters > waitingOwners.getOrDefault(owner, 0);
+        boolean stillWaiting = attendance.waitersBesides(owner);
         if (!stillWaiting || throughRedis || !budget.mayPassOn(now)) {
             state = State.RELEASING;
             if (stillWaiting) {
@@ -399,9 +374,9 @@ final class Cohort {
             if (current && state == State.PASSING && waitingForMark) {
                 waitingForMark = false;
                 long now = redis.ticker().read();
-                pass = waiters > 0 && !throughRedis && budget.mayPassOn(now) && !others.mustHearFirst(now, budget.token());
+                pass = attendance.anyWaiter() && !throughRedis && budget.mayPassOn(now) && !others.mustHearFirst(now, budget.token());
                 if (!pass) {
-                    requeue = waiters > 0;
+                    requeue = attendance.anyWaiter();
                     release = endPassing();
                     if (requeue) {
                         others.marked();
@@ -438,7 +413,7 @@ final class Cohort {
                     state = State.FREE;
                     stopObservingLocked();
                 }
-                wake = waiters > 0;
+                wake = attendance.anyWaiter();
                 answered = takeDeferred(true);
                 // The last waiter may have left while the release was in flight: a requeue's mark
                 // would then name a client that no longer waits.
@@ -479,7 +454,7 @@ final class Cohort {
             release = passGuard == timeout && endPassing();
             // Owners may still wait: one that has not come for the hold, or all of them while the
             // hold waited for a read of the mark that Redis did not answer in time.
-            requeue = release && waiters > 0;
+            requeue = release && attendance.anyWaiter();
             if (requeue) {
                 budget.others().marked();
             }
@@ -492,7 +467,7 @@ final class Cohort {
     // ---- the owner's hold, doubts and losses ---------------------------------------------------
 
     /** A local grant was recorded in the owner's hold: the cohort confirms it and ends it with itself. */
-    private void started(long owner, long token, Hold hold) {
+    void started(long owner, long token, Hold hold) {
         boolean current;
         synchronized (this) {
             current = state == State.HELD && this.owner == owner && budget.token() == token;
@@ -511,7 +486,7 @@ final class Cohort {
      * meanwhile, and the owner is told so instead. The level is given back, so that the cohort is
      * not left held for an owner that does not know it holds.
      */
-    private void refused(long owner, long token, boolean reentry) {
+    void refused(long owner, long token, boolean reentry) {
         boolean giveBack;
         synchronized (this) {
             giveBack = state == State.HELD && this.owner == owner && budget.token() == token;
@@ -539,6 +514,22 @@ final class Cohort {
         lost(hold.lossReason(), mayRemainInRedis, current);
     }
 
+    /** Another client waits for the lock, as a notice told: the cohort bounds its hand-offs. */
+    synchronized void anotherClientWaits() {
+        if (state != State.FREE) {
+            budget.others().waits();
+        }
+    }
+
+    /** A connection of the client was lost: the cohort's hold may be gone with Redis's data. */
+    void connectionLost() {
+        long current;
+        synchronized (this) {
+            current = budget.redisToken();
+        }
+        doubt(current, false);
+    }
+
     /** A force-unlock by this client deleted the lock: whatever hold the cohort had is gone. */
     void forced() {
         long current;
@@ -553,7 +544,7 @@ final class Cohort {
      * confirmation sent from now on; with {@code check}, Redis is asked at once, and a hold found
      * gone ends the cohort.
      */
-    private void doubt(long heldToken, boolean check) {
+    void doubt(long heldToken, boolean check) {
         long askedAt;
         synchronized (this) {
             if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
@@ -577,7 +568,7 @@ final class Cohort {
      * The Redis hold with token {@code heldToken} is gone, or must be taken as gone: the cohort
      * ends, its owner's hold is lost, and every waiter tries Redis again.
      */
-    private void lost(String how, boolean mayRemainInRedis, long heldToken) {
+    void lost(String how, boolean mayRemainInRedis, long heldToken) {
         Hold lostHold;
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
@@ -606,7 +597,7 @@ final class Cohort {
         withdraw(withdrawal);
     }
 
-    private void confirmed(long heldToken, long sentAtNanos, long untilNanos) {
+    void confirmed(long heldToken, long sentAtNanos, long untilNanos) {
         Hold current;
         synchronized (this) {
             if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
@@ -678,9 +669,7 @@ final class Cohort {
         if (retired) {
             return false;
         }
-        waiters++;
-        waitingOwners.merge(owner, 1, Integer::sum);
-        decided(owner);
+        attendance.joined(owner);
         return true;
     }
 
@@ -688,9 +677,8 @@ final class Cohort {
         boolean release;
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
-            waiters--;
-            waitingOwners.computeIfPresent(owner, (id, count) -> count == 1 ? null : count - 1);
-            release = waiters == 0 && endPassing();
+            attendance.left(owner);
+            release = !attendance.anyWaiter() && endPassing();
             // The last waiter gave up (a timeout, an interrupt): the client no longer waits.
             withdrawal = settleIfIdle();
         }
@@ -704,7 +692,7 @@ final class Cohort {
     void attemptLeft(long owner) {
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
-            decided(owner);
+            attendance.decided(owner);
             withdrawal = settleIfIdle();
         }
         withdraw(withdrawal);
@@ -727,7 +715,7 @@ final class Cohort {
      * @return the withdrawal to send once the monitor is left, or null
      */
     private CompletableFuture<Void> settleIfIdle() {
-        if (state != State.FREE || waiters > 0 || ownTries > 0 || !undecided.isEmpty() || !deferred.isEmpty()
+        if (state != State.FREE || !attendance.isEmpty() || !deferred.isEmpty()
                 || unmarking != null || retired) {
             return null;
         }
@@ -758,108 +746,8 @@ final class Cohort {
     @Override
     public synchronized String toString() {
         return "Cohort{" + redis.lockName() + ", " + state + (retired ? ", retired" : "") + (closed ? ", closed" : "")
-                + ", owner " + owner + ", levels " + levels + ", waiters " + waiters + ", own tries " + ownTries
-                + ", undecided " + undecided
+                + ", owner " + owner + ", levels " + levels + ", " + attendance
                 + (budget.others().isMarked() ? ", marked" : "") + (unmarking != null ? ", unmarking" : "")
                 + ", deferred " + deferred.size() + '}';
-    }
-
-    /** What the watchdog finds of the cohort's hold with one token. */
-    private final class Reports implements CohortRedis.HoldReports {
-        private final long heldToken;
-
-        Reports(long heldToken) {
-            this.heldToken = heldToken;
-        }
-
-        @Override
-        public void lost() {
-            Cohort.this.lost("a renewal found the client's hold gone from Redis", false, heldToken);
-        }
-
-        @Override
-        public void renewed(long sentAtNanos, long untilNanos) {
-            confirmed(heldToken, sentAtNanos, untilNanos);
-        }
-
-        @Override
-        public void failed() {
-            doubt(heldToken, false);
-        }
-    }
-
-    /**
-     * The notices on the lock's channel: another client's try found the lock held (or free but
-     * reserved), or a force-unlock of a cohort hold, maybe this one; and the client's lost
-     * connections. A notice is a hint, never proof: anyone who may publish can send one.
-     */
-    private final class Notices implements CohortRedis.Notices {
-
-        @Override
-        public void notice(String message) {
-            if (message.startsWith(WAITING)) {
-                if (!message.equals(WAITING + redis.client())) {
-                    synchronized (Cohort.this) {
-                        if (state != State.FREE) {
-                            budget.others().waits();
-                        }
-                    }
-                }
-            } else if (message.startsWith(FORCED)) {
-                long forced;
-                try {
-                    forced = Long.parseLong(message.substring(FORCED.length()));
-                } catch (NumberFormatException e) {
-                    return;
-                }
-                // Checked in Redis before the hold is taken as lost: a forged notice must not
-                // end a hold that Redis still has, nor let a waiter in beside it.
-                doubt(forced, true);
-            }
-        }
-
-        @Override
-        public void connectionLost() {
-            long current;
-            synchronized (Cohort.this) {
-                current = budget.redisToken();
-            }
-            doubt(current, false);
-        }
-    }
-
-    /** A level granted here: the owner's hold is confirmed and ended with the cohort's. */
-    private final class LocalGrant implements TryResult.Grant {
-        private final long owner;
-        private final long token;
-        private final long untilNanos;
-        private final boolean reentry;
-
-        LocalGrant(long owner, long token, long untilNanos, boolean reentry) {
-            this.owner = owner;
-            this.token = token;
-            this.untilNanos = untilNanos;
-            this.reentry = reentry;
-        }
-
-        @Override
-        public long fencingToken() {
-            return token;
-        }
-
-        @Override
-        public long confirmedUntilNanos() {
-            return untilNanos;
-        }
-
-        @Override
-        public void start(Hold hold) {
-            started(owner, token, hold);
-        }
-
-        @Override
-        public void refuse() {
-            refused(owner, token, reentry);
-        }
     }
 }
