@@ -42,6 +42,6 @@ class CohortSimulationTest {
         Faults faults = seed % 4 == 0 ? Faults.NONE : Faults.SOME;
         // One schedule in ten has a hot client, whose owners pass the lock around while others wait.
         int hotAttempts = seed % 10 == 5 ? 20 : 0;
-        return new CohortSimulation(seed, clients, 2 + (int) (seed % 3), 3, hotAttempts, faults, fullTrace);
+        return new CohortSimulation(seed, clients, 2 + (int) (seed % 3), 2, hotAttempts, faults, fullTrace);
     }
 }
