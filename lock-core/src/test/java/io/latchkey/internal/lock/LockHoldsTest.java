@@ -1,0 +1,63 @@
+package io.latchkey.internal.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.time.ManualTicker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** The client's record of a lock's holds, below Redis. */
+class LockHoldsTest {
+
+    private static final long OWNER = 7;
+
+    @Test
+    void aGrantThatReentersAHoldGivenUpForLostIsRefusedNotStarted() {
+        ScriptedProtocol protocol = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, new ManualTicker());
+        LockHolds holds = new LockHolds(protocol);
+        Hold first = holds.admit(OWNER, new RecordingGrant(11));
+        first.lose("lost while the owner's next try was in flight", false);
+
+        RecordingGrant late = new RecordingGrant(11); // a re-entry of the hold, granted before the loss
+        Hold admitted = holds.admit(OWNER, late);
+
+        assertTrue(admitted.isLost(), "the owner learns of the loss");
+        // Before: the grant was neither started nor given back, and a local grant left the
+        // cohort held for an owner that did not know it held, renewed for ever.
+        assertEquals(List.of("refuse"), late.calls);
+    }
+
+    /** A grant that records what the acquire loop does with it. */
+    private static final class RecordingGrant implements TryResult.Grant {
+        private final long token;
+        final List<String> calls = new ArrayList<>();
+
+        RecordingGrant(long token) {
+            this.token = token;
+        }
+
+        @Override
+        public long fencingToken() {
+            return token;
+        }
+
+        @Override
+        public long confirmedUntilNanos() {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public void start(Hold hold) {
+            calls.add("start");
+        }
+
+        @Override
+        public void refuse() {
+            calls.add("refuse");
+        }
+    }
+}
