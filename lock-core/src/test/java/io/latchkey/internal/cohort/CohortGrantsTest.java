@@ -68,10 +68,32 @@ class CohortGrantsTest {
         assertEquals(List.of("release"), redis.releases);
     }
 
+    @Test
+    void theWithdrawalOfTheClientsMarkGoesToRedisBeforeTheCohortsNextTry() {
+        CompletableFuture<TryResult> busy = cohort().tryAcquire(1, WATCHDOG, 0);
+        redis.busy();
+        assertFalse(busy.join().acquired(), "another client holds: the try marked this client");
+        redis.unmarking = new CompletableFuture<>();
+        cohort().attemptLeft(1); // tryLock() gave up: the withdrawal is sent, not yet answered
+
+        CompletableFuture<TryResult> next = cohort().tryAcquire(2, WATCHDOG, 0);
+        assertEquals(List.of("try", "unmark"), redis.calls, "the next try waits for the withdrawal, or it could delete the mark its own try set");
+        redis.unmarking.complete(1L);
+        assertEquals(List.of("try", "unmark", "try"), redis.calls);
+        redis.grant(200);
+        assertTrue(next.join().acquired());
+    }
+
     /** A Redis side that grants when the test says, and records releases. */
     private final class Redis implements CohortRedis {
         private final List<CompletableFuture<TryResult>> tries = new ArrayList<>();
         final List<String> releases = new ArrayList<>();
+        final List<String> calls = new ArrayList<>();
+        CompletableFuture<Long> unmarking = CompletableFuture.completedFuture(0L);
+
+        void busy() {
+            tries.remove(0).complete(TryResult.busy(30_000));
+        }
 
         void grant(long token) {
             long until = ticker.read() + Duration.ofSeconds(30).toNanos();
@@ -124,6 +146,7 @@ class CohortGrantsTest {
 
         @Override
         public CompletableFuture<TryResult> tryCohortHold(LeaseTerm lease) {
+            calls.add("try");
             CompletableFuture<TryResult> answer = new CompletableFuture<>();
             tries.add(answer);
             return answer;
@@ -151,7 +174,8 @@ class CohortGrantsTest {
 
         @Override
         public CompletableFuture<?> unmark() {
-            return CompletableFuture.completedFuture(0L);
+            calls.add("unmark");
+            return unmarking;
         }
 
         @Override
