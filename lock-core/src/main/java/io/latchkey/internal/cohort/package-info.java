@@ -1,15 +1,28 @@
 /**
  * Local hand-off for the plain lock (lock cohorting: Dice, Marathe and Shavit, "Lock Cohorting",
  * PPoPP 2012). The global lock is the Redis hold, which the client takes for its owners under an
- * owner id of its own; the local lock is the client's {@link io.latchkey.internal.cohort.Cohorts
- * cohort} of the lock, which passes that hold from a releasing owner straight to a waiting owner
- * of the same client, with no round trip, while the hold's lease as last confirmed by Redis has
- * more than the command timeout left, at most a configured number of times and for a configured
- * time, after which the hold is released in Redis for the other clients. Every owner handed the
- * hold gets the next fencing token of a block that the Redis acquisition reserved. Redis always
- * shows the lock held while any owner of the cohort holds; a force-unlock, a renewal that finds the
- * hold gone, or a lease that ran out unconfirmed ends the cohort and the current owner's hold.
- * The acquire loop ({@code AcquireAttempt}) is unchanged: the cohort is a
- * {@link io.latchkey.internal.lock.LockProtocol} around the plain one.
+ * owner id of its own; the local lock is the client's cohort of the lock, which passes that hold
+ * from a releasing owner straight to a waiting owner of the same client, with no round trip, while
+ * the hold's lease as last confirmed by Redis has more than the command timeout left and the client
+ * has no reason to doubt it, at most a configured number of times and for a configured time while
+ * another client waits, after which the hold is released in Redis for the other clients. Every
+ * owner handed the hold gets the next fencing token of a block that the Redis acquisition reserved.
+ *
+ * <p>The pieces, each small enough to read alone:
+ * <ul>
+ * <li>{@link io.latchkey.internal.cohort.CohortLockProtocol}: the plain lock's
+ *     {@link io.latchkey.internal.lock.LockProtocol} with hand-off, which the one acquire loop
+ *     ({@code AcquireAttempt}) drives unchanged; {@link io.latchkey.internal.cohort.Cohorts}: the
+ *     client's cohorts, one per lock that an owner holds, waits for or tries, none otherwise;</li>
+ * <li>{@code Cohort}: the state machine (free, acquiring, held, passing, releasing) and its rules;</li>
+ * <li>{@code HandOffBudget} and {@code OtherClients}: how far a hold may be passed on (the token
+ *     block, the lease as confirmed, doubts, the bound while another client waits);
+ *     {@code Attendance}: who of the client waits, decides or tries; {@code LocalQueue}: the
+ *     local waits and their signals;</li>
+ * <li>{@code CohortRedis}: the Redis side as the cohort uses it, {@code PlainLockRedis} on a real
+ *     Redis; the unit tests' simulation puts a model of the scripts in its place;</li>
+ * <li>{@code CohortNotices}, {@code CohortReports}, {@code LocalGrant}: what the cohort hears
+ *     (notices, lost connections, the watchdog's reports) and what it grants.</li>
+ * </ul>
  */
 package io.latchkey.internal.cohort;
