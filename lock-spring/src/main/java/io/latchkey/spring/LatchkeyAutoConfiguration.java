@@ -72,7 +72,11 @@ public class LatchkeyAutoConfiguration {
         return new LockedPostProcessor(client::getObject);
     }
 
-    /** Meters, through lock-micrometer. */
+    /**
+     * Meters, through lock-micrometer, which the starter brings: what decides is the application's
+     * Micrometer and its {@code MeterRegistry} bean. The condition on {@link MicrometerLockEvents}
+     * only matters to an application that excluded lock-micrometer.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({MeterRegistry.class, MicrometerLockEvents.class})
     @ConditionalOnBean(MeterRegistry.class)
