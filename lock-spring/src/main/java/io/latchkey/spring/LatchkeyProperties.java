@@ -31,6 +31,7 @@ public class LatchkeyProperties {
     private final Redlock redlock = new Redlock();
     private final Metrics metrics = new Metrics();
     private final LocalHandOff localHandOff = new LocalHandOff();
+    private final Startup startup = new Startup();
 
     /** Properties with nothing set, for Spring to bind. */
     public LatchkeyProperties() {
@@ -140,6 +141,11 @@ public class LatchkeyProperties {
     /** {@return the local hand-off settings} */
     public LocalHandOff getLocalHandOff() {
         return localHandOff;
+    }
+
+    /** {@return the start-up settings} */
+    public Startup getStartup() {
+        return startup;
     }
 
     /** {@code latchkey.cluster.*}. */
@@ -355,6 +361,39 @@ public class LatchkeyProperties {
          */
         public void setMaxTime(Duration maxTime) {
             this.maxTime = maxTime;
+        }
+    }
+
+    /**
+     * {@code latchkey.startup.*}: what the application's start needs of Redis. By default it needs
+     * Redis reachable, so that a wrong address or a Redis that is down shows in the deployment
+     * rather than at the first lock call.
+     */
+    public static class Startup {
+
+        /** Nothing set, for Spring to bind. */
+        public Startup() {
+        }
+        /**
+         * Whether the application fails to start while Redis cannot be reached. If false, it starts, the
+         * health contributor reports DOWN, lock calls fail with LockConnectionException, and the client
+         * connects once Redis can be reached (trying every second). A Redis that refuses the client fails
+         * the start either way.
+         */
+        private boolean failIfUnreachable = true;
+
+        /** {@return whether the start fails while Redis cannot be reached} */
+        public boolean isFailIfUnreachable() {
+            return failIfUnreachable;
+        }
+
+        /**
+         * Sets whether the start fails while Redis cannot be reached.
+         *
+         * @param failIfUnreachable whether the start fails while Redis cannot be reached
+         */
+        public void setFailIfUnreachable(boolean failIfUnreachable) {
+            this.failIfUnreachable = failIfUnreachable;
         }
     }
 }
