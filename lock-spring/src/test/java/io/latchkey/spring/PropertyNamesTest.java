@@ -8,8 +8,12 @@ import io.latchkey.testing.RedisServer;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,6 +75,21 @@ class PropertyNamesTest {
         JSONObject current = property("latchkey.redlock.attempt-timeout");
         assertThat(current.has("deprecation")).as("%s", current).isFalse();
         assertThat(current.getString("type")).isEqualTo(Duration.class.getName());
+    }
+
+    @Test
+    void everyLatchkeyPropertyOfTheReadmesSetupExistsUnderItsCurrentName() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String section = readme.substring(readme.indexOf("\n## Spring Boot\n"), readme.indexOf("\n## Metrics and events\n"));
+        String properties = section.substring(section.indexOf("```properties\n"), section.indexOf("```\n", section.indexOf("```properties\n") + 3));
+        Matcher names = Pattern.compile("(?m)^#?(latchkey\\.[a-z.-]+)=").matcher(properties);
+        int count = 0;
+        while (names.find()) {
+            JSONObject property = property(names.group(1));
+            assertThat(property.has("deprecation")).as("%s", property).isFalse();
+            count++;
+        }
+        assertThat(count).isGreaterThan(10);
     }
 
     /**
