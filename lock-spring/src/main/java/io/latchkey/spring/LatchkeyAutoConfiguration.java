@@ -48,15 +48,20 @@ public class LatchkeyAutoConfiguration {
     }
 
     /**
-     * The application's client.
+     * The application's client: connected, or, with {@code latchkey.startup.fail-if-unreachable=false}
+     * and Redis unreachable, one that connects once Redis can be reached.
      *
      * @param config the configuration
-     * @return the client, connected; closed with the context
+     * @param properties {@code latchkey.*}, for {@code latchkey.startup.*}
+     * @return the client; closed with the context
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public LockClient lockClient(LockConfig config) {
-        return LockClient.create(config);
+    public LockClient lockClient(LockConfig config, LatchkeyProperties properties) {
+        if (properties.getStartup().isFailIfUnreachable()) {
+            return LockClient.create(config);
+        }
+        return ConnectingLockClient.connect(() -> LockClient.create(config), RedisTarget.describe(config));
     }
 
     /**
@@ -72,7 +77,11 @@ public class LatchkeyAutoConfiguration {
         return new LockedPostProcessor(client::getObject);
     }
 
-    /** Meters, through lock-micrometer. */
+    /**
+     * Meters, through lock-micrometer, which the starter brings: what decides is the application's
+     * Micrometer and its {@code MeterRegistry} bean. The condition on {@link MicrometerLockEvents}
+     * only matters to an application that excluded lock-micrometer.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({MeterRegistry.class, MicrometerLockEvents.class})
     @ConditionalOnBean(MeterRegistry.class)

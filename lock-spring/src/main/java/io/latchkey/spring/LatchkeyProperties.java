@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /**
  * The {@code latchkey.*} properties of the auto-configured {@link io.latchkey.LockClient}. Set
@@ -23,13 +24,14 @@ public class LatchkeyProperties {
     private Duration commandTimeout;
     /** How long a queued fair-lock waiter may go without retrying before it is evicted (default: the watchdog timeout). */
     private Duration fairLockWaitTimeout;
-    /** The bound on one RedLock master's answer to an acquire (default 100ms). */
+    /** The bound on one RedLock master's answer to an acquire, under its old name: use latchkey.redlock.attempt-timeout. */
     private Duration redLockAttemptTimeout;
     private final Cluster cluster = new Cluster();
     private final Sentinel sentinel = new Sentinel();
     private final Redlock redlock = new Redlock();
     private final Metrics metrics = new Metrics();
     private final LocalHandOff localHandOff = new LocalHandOff();
+    private final Startup startup = new Startup();
 
     /** Properties with nothing set, for Spring to bind. */
     public LatchkeyProperties() {
@@ -91,16 +93,27 @@ public class LatchkeyProperties {
         this.fairLockWaitTimeout = fairLockWaitTimeout;
     }
 
-    /** {@return the RedLock attempt timeout, or null for the default} */
+    /**
+     * {@return the RedLock attempt timeout under its old name, or null}
+     *
+     * @deprecated the name broke the scheme that keeps every RedLock setting under
+     *     {@code latchkey.redlock.*}: use {@link Redlock#getAttemptTimeout()}; the old name still
+     *     binds (both may be set only to the same value)
+     */
+    @Deprecated
+    @DeprecatedConfigurationProperty(replacement = "latchkey.redlock.attempt-timeout",
+            reason = "every RedLock setting is under latchkey.redlock")
     public Duration getRedLockAttemptTimeout() {
         return redLockAttemptTimeout;
     }
 
     /**
-     * Sets the RedLock attempt timeout.
+     * Sets the RedLock attempt timeout under its old name.
      *
      * @param redLockAttemptTimeout the RedLock attempt timeout
+     * @deprecated use {@link Redlock#setAttemptTimeout(Duration)}
      */
+    @Deprecated
     public void setRedLockAttemptTimeout(Duration redLockAttemptTimeout) {
         this.redLockAttemptTimeout = redLockAttemptTimeout;
     }
@@ -128,6 +141,11 @@ public class LatchkeyProperties {
     /** {@return the local hand-off settings} */
     public LocalHandOff getLocalHandOff() {
         return localHandOff;
+    }
+
+    /** {@return the start-up settings} */
+    public Startup getStartup() {
+        return startup;
     }
 
     /** {@code latchkey.cluster.*}. */
@@ -218,6 +236,8 @@ public class LatchkeyProperties {
         }
         /** At least three independent masters for @Locked(kind = RED) and getRedLock, as redis:// URIs. */
         private List<String> addresses = new ArrayList<>();
+        /** The bound on one master's answer to an acquire (default 100ms, or the command timeout if shorter). */
+        private Duration attemptTimeout;
 
         /** {@return the masters} */
         public List<String> getAddresses() {
@@ -231,6 +251,20 @@ public class LatchkeyProperties {
          */
         public void setAddresses(List<String> addresses) {
             this.addresses = addresses;
+        }
+
+        /** {@return the bound on one master's answer to an acquire, or null for the default} */
+        public Duration getAttemptTimeout() {
+            return attemptTimeout;
+        }
+
+        /**
+         * Sets the bound on one master's answer to an acquire.
+         *
+         * @param attemptTimeout the bound on one master's answer to an acquire
+         */
+        public void setAttemptTimeout(Duration attemptTimeout) {
+            this.attemptTimeout = attemptTimeout;
         }
     }
 
@@ -327,6 +361,39 @@ public class LatchkeyProperties {
          */
         public void setMaxTime(Duration maxTime) {
             this.maxTime = maxTime;
+        }
+    }
+
+    /**
+     * {@code latchkey.startup.*}: what the application's start needs of Redis. By default it needs
+     * Redis reachable, so that a wrong address or a Redis that is down shows in the deployment
+     * rather than at the first lock call.
+     */
+    public static class Startup {
+
+        /** Nothing set, for Spring to bind. */
+        public Startup() {
+        }
+        /**
+         * Whether the application fails to start while Redis cannot be reached. If false, it starts, the
+         * health contributor reports DOWN, lock calls fail with LockConnectionException, and the client
+         * connects once Redis can be reached (trying every second). A Redis that refuses the client fails
+         * the start either way.
+         */
+        private boolean failIfUnreachable = true;
+
+        /** {@return whether the start fails while Redis cannot be reached} */
+        public boolean isFailIfUnreachable() {
+            return failIfUnreachable;
+        }
+
+        /**
+         * Sets whether the start fails while Redis cannot be reached.
+         *
+         * @param failIfUnreachable whether the start fails while Redis cannot be reached
+         */
+        public void setFailIfUnreachable(boolean failIfUnreachable) {
+            this.failIfUnreachable = failIfUnreachable;
         }
     }
 }

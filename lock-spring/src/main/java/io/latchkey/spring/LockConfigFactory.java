@@ -4,6 +4,7 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockEventListener;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -35,9 +36,25 @@ final class LockConfigFactory {
         Optional.ofNullable(properties.getWatchdogTimeout()).ifPresent(builder::watchdogTimeout);
         Optional.ofNullable(properties.getCommandTimeout()).ifPresent(builder::commandTimeout);
         Optional.ofNullable(properties.getFairLockWaitTimeout()).ifPresent(builder::fairLockWaitTimeout);
-        Optional.ofNullable(properties.getRedLockAttemptTimeout()).ifPresent(builder::redLockAttemptTimeout);
+        Optional.ofNullable(redLockAttemptTimeout(properties)).ifPresent(builder::redLockAttemptTimeout);
         localHandOff(properties.getLocalHandOff(), builder);
         return builder.build();
+    }
+
+    /**
+     * {@return the RedLock attempt timeout under either name, or null} Both names may be set (one
+     * in a shared file, say) only to the same value: which one won would otherwise depend on the
+     * order in which Spring binds them.
+     */
+    private static Duration redLockAttemptTimeout(LatchkeyProperties properties) {
+        Duration current = properties.getRedlock().getAttemptTimeout();
+        @SuppressWarnings("deprecation")
+        Duration old = properties.getRedLockAttemptTimeout();
+        if (current != null && old != null && !current.equals(old)) {
+            throw new IllegalArgumentException("latchkey.redlock.attempt-timeout (" + current
+                    + ") and its deprecated name latchkey.red-lock-attempt-timeout (" + old + ") disagree: set only the first");
+        }
+        return current != null ? current : old;
     }
 
     private static void localHandOff(LatchkeyProperties.LocalHandOff handOff, LockConfig.Builder builder) {

@@ -1,0 +1,40 @@
+package io.latchkey.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.LockEventListener;
+import io.latchkey.testing.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.Banner;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.DefaultResourceLoader;
+
+/**
+ * What an application gets from the starter's own dependencies, with nothing of this module's
+ * optional ones but Micrometer, which the application brings (Actuator does).
+ */
+class StarterDependenciesTest {
+
+    @Test
+    void anApplicationWithAMeterRegistryGetsTheMetersFromTheStarterAlone() {
+        StarterClassPath classPath = StarterClassPath.withApplicationsOwn(Set.of("micrometer-core"));
+        try (RedisServer redis = RedisServer.start();
+             ConfigurableApplicationContext app = new SpringApplicationBuilder(TestApplication.class)
+                     .resourceLoader(new DefaultResourceLoader(classPath)).web(WebApplicationType.NONE)
+                     .bannerMode(Banner.Mode.OFF).logStartupInfo(false)
+                     .properties("latchkey.address=" + redis.uri()).run()) {
+            assertThat(app.getBeanNamesForType(LockEventListener.class))
+                    .as("the listeners with the class path less %s", classPath.hidden()).isNotEmpty();
+            app.getBean(OrderService.class).ship(new OrderService.Order(1));
+            MeterRegistry registry = app.getBean(MeterRegistry.class);
+            // An acquisition's end is told on the thread that completes it: awaited, not read at once.
+            await().untilAsserted(() -> assertThat(registry.find("latchkey.lock.acquire").tag("outcome", "acquired").timer())
+                    .isNotNull());
+        }
+    }
+}
