@@ -39,6 +39,8 @@ final class Cohort {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** How long a passed hold waits for a local waiter to take it before it is released in Redis. */
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** How many times a withdrawal of the client's mark is sent before the mark is left to run out. */
+    private static final int MAX_WITHDRAWALS = 3;
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
@@ -79,6 +81,12 @@ final class Cohort {
      */
     private boolean waitingForMark;
     private Runnable stopObserving;
+    /** Guarded by this: when the cohort's try in flight was sent, and when a connection was last lost. */
+    private long trySentNanos;
+    private boolean connectionLost;
+    private long lastLossNanos;
+    /** Guarded by this: withdrawals of the mark that failed in a row. */
+    private int failedWithdrawals;
 
     Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
@@ -103,8 +111,8 @@ final class Cohort {
         long from = 0;
         TryResult answer = null;
         CompletableFuture<TryResult> later = null;
-        CompletableFuture<Void> withdrawal = null;
-        CompletableFuture<Void> after = null;
+        boolean requeue = false;
+        CompletableFuture<Void> after;
         synchronized (this) {
             if (retired) {
                 return null;
@@ -117,6 +125,9 @@ final class Cohort {
                 return CompletableFuture.completedFuture(TryResult.acquired(
                         new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), true)));
             }
+            // Every try goes after a withdrawal of the client's mark in flight, which would else
+            // delete the mark the try sets.
+            after = unmarking;
             if (heldToken != 0 || !lease.renewed()) {
                 // A hold of the owner's own in Redis, or a fixed lease: only Redis can grant it.
                 own = true;
@@ -131,7 +142,7 @@ final class Cohort {
                         state = State.ACQUIRING;
                         this.owner = owner;
                         toRedis = true;
-                        after = unmarking;
+                        trySentNanos = now;
                         budget.others().trySent();
                         // Before the try is sent: a waiter that the grant finds marked is told then.
                         stopObserving = redis.observe(new CohortNotices(this));
@@ -161,7 +172,14 @@ final class Cohort {
             }
         }
         if (releaseFirst) {
-            releaseInRedis(false);
+            synchronized (this) {
+                // Owners of this client still wait (the one trying, at least): as releaseLast does.
+                requeue = attendance.anyWaiter();
+                if (requeue) {
+                    budget.others().marked();
+                }
+            }
+            releaseInRedis(requeue);
         }
         if (later != null) {
             return later;
@@ -173,7 +191,9 @@ final class Cohort {
             return CompletableFuture.completedFuture(answer);
         }
         if (own) {
-            return redis.tryOwnHold(owner, lease, heldToken).whenComplete((reply, failure) -> afterOwnTry(owner, reply, failure, heldToken));
+            CompletableFuture<TryResult> sent = after == null ? redis.tryOwnHold(owner, lease, heldToken)
+                    : after.thenCompose(unmarked -> redis.tryOwnHold(owner, lease, heldToken));
+            return sent.whenComplete((reply, failure) -> afterOwnTry(owner, lease, reply, failure, heldToken));
         }
         CompletableFuture<TryResult> sent = after == null ? redis.tryCohortHold(lease)
                 : after.thenCompose(unmarked -> redis.tryCohortHold(lease));
@@ -191,7 +211,13 @@ final class Cohort {
             if (granted && !closed) {
                 state = State.HELD;
                 levels = 1;
-                budget.held(reply.grant(), redis.ticker().read());
+                long now = redis.ticker().read();
+                budget.held(reply.grant(), now);
+                if (connectionLost && lastLossNanos - trySentNanos >= 0) {
+                    // A connection was lost while the try was in flight (its answer came on the new
+                    // one, or behind a WAIT): Redis may have failed over meanwhile.
+                    budget.doubt(now);
+                }
                 throughRedis = false;
                 result = TryResult.acquired(new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), false));
                 redis.renew(new CohortReports(this, budget.redisToken()));
@@ -209,6 +235,9 @@ final class Cohort {
                     // waiters, takes the lock, or leaves (abandon), whichever comes first.
                     budget.others().marked();
                     attendance.toldBusy(owner);
+                } else if (LockExceptions.isOutcomeUnknown(failure)) {
+                    // It may have run and marked the client: withdrawn when the attempt leaves.
+                    budget.others().marked();
                 }
             }
             answered = takeDeferred(true);
@@ -219,7 +248,8 @@ final class Cohort {
                     : failure != null ? TryResult.busy(0) : TryResult.busy(reply.waitMillis());
             withdrawal = settleIfIdle();
         }
-        answered.forEach(later -> later.answer().complete(forDeferred));
+        // A second attempt of the granted owner tries again at once, and re-enters.
+        answered.forEach(later -> later.answer().complete(granted && later.owner() == owner ? TryResult.busy(0) : forDeferred));
         withdraw(withdrawal);
         if (giveBack) {
             releaseInRedis(false);
@@ -231,7 +261,7 @@ final class Cohort {
         return result;
     }
 
-    private void afterOwnTry(long owner, TryResult reply, Throwable failure, long heldToken) {
+    private void afterOwnTry(long owner, LeaseTerm lease, TryResult reply, Throwable failure, long heldToken) {
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
             attendance.ownTryAnswered();
@@ -240,6 +270,8 @@ final class Cohort {
             } else if (failure == null && heldToken == 0 && !reply.holdGone()) {
                 budget.others().marked();
                 attendance.toldBusy(owner);
+            } else if (failure != null && heldToken == 0 && !lease.renewed() && LockExceptions.isOutcomeUnknown(failure)) {
+                budget.others().marked();
             }
             withdrawal = settleIfIdle();
         }
@@ -478,6 +510,10 @@ final class Cohort {
         hold.onLoss((lostHold, mayRemainInRedis) -> ownerLost(lostHold, mayRemainInRedis));
         if (!current && hold.isHeld()) {
             hold.lose("the client's hold in Redis was lost before the grant was recorded", false);
+        } else if (current && hold.isLost()) {
+            // Lost between its recording and the handler above: the owner will not release it, so
+            // the cohort ends it (in Redis too: the loss may have been its lease taken as run out).
+            ownerLost(hold, true);
         }
     }
 
@@ -525,6 +561,8 @@ final class Cohort {
     void connectionLost() {
         long current;
         synchronized (this) {
+            connectionLost = true;
+            lastLossNanos = redis.ticker().read();
             current = budget.redisToken();
         }
         doubt(current, false);
@@ -733,14 +771,40 @@ final class Cohort {
             return;
         }
         redis.unmark().whenComplete((ok, failure) -> {
-            CompletableFuture<Void> again;
+            boolean again;
+            CompletableFuture<Void> next;
             synchronized (this) {
                 unmarking = null;
-                again = settleIfIdle();
+                // A withdrawal that failed is tried again a few times, a command timeout apart;
+                // after that the mark runs out by itself within the lease of the try that set it.
+                again = failure != null && ++failedWithdrawals < MAX_WITHDRAWALS && !closed;
+                if (again) {
+                    budget.others().marked();
+                } else {
+                    failedWithdrawals = 0;
+                }
+                next = again ? null : settleIfIdle();
             }
             withdrawal.complete(null);
-            withdraw(again);
+            withdraw(next);
+            if (again) {
+                withdrawAgainLater();
+            }
         });
+    }
+
+    private void withdrawAgainLater() {
+        try {
+            redis.timer().newTimeout(timeout -> {
+                CompletableFuture<Void> next;
+                synchronized (this) {
+                    next = settleIfIdle();
+                }
+                withdraw(next);
+            }, redis.commandTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException timerStopped) {
+            // the client is closing
+        }
     }
 
     @Override

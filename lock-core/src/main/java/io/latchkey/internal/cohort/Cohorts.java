@@ -45,14 +45,15 @@ public final class Cohorts {
      * @return the lock's cohort, made if there is none
      */
     Cohort of(Object identity, RedisSides sides) {
-        return cohorts.computeIfAbsent(identity, id -> {
+        Cohort cohort = cohorts.computeIfAbsent(identity, id -> {
             CohortRedis redis = sides.make(OwnerIds.reserved(ids.getAndIncrement()), HandOffBudget.tokenBlock(bounds));
-            Cohort cohort = new Cohort(this, id, redis, new HandOffBudget(bounds, redis.commandTimeout().toNanos()));
-            if (closed) {
-                cohort.close();
-            }
-            return cohort;
+            return new Cohort(this, id, redis, new HandOffBudget(bounds, redis.commandTimeout().toNanos()));
         });
+        if (closed) {
+            // Also one made while close() went over the cohorts, which it may not have seen.
+            cohort.close();
+        }
+        return cohort;
     }
 
     /** @return the lock's cohort, or null if the client neither holds nor waits for it */

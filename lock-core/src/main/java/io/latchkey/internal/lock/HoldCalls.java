@@ -312,7 +312,9 @@ public final class HoldCalls {
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
         context.renewer().releasing(context.executor(), lock, field);
-        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, mode);
+        // A requeue's mark is worth writing only with the release it belongs to: sent again later,
+        // it could name a client whose owners have all left since, so it is sent as a release.
+        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
         AtomicBoolean sent = new AtomicBoolean();
         return unsettled.after(hold, () -> {
             sent.set(true);

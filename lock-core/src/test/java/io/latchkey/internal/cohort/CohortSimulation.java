@@ -58,9 +58,10 @@ final class CohortSimulation {
 
     /** What the simulation injects, each with its chance per step. */
     record Faults(double dropNotice, double forgeForce, double loseConnection, double refuseWrite, double loseReadAnswer,
-                  double forceUnlock, double closeClient) {
-        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0);
-        static final Faults SOME = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0.0005);
+                  double forceUnlock, double closeClient, double failover, double loseBusyAnswer) {
+        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0, 0, 0);
+        static final Faults SOME = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0, 0.001, 0.02);
+        static final Faults SOME_AND_CLOSE = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0.0005, 0.001, 0.02);
     }
 
     /** A broken invariant, with the seed and the events that led to it. */
@@ -146,7 +147,8 @@ final class CohortSimulation {
                 return false;
             }
         }
-        return true;
+        // And what the timer still owes (a withdrawal tried again, a lease check) has run.
+        return timer.pending() == 0;
     }
 
     // ---- the scheduler -------------------------------------------------------------------------
@@ -216,13 +218,26 @@ final class CohortSimulation {
             log("FAULT forged !force:" + forged);
             clients.forEach(client -> client.messages.add("!force:" + forged));
         }
+        if (chance(faults.failover)) {
+            // A failover to a replica that had not received the lock hash (the counter had):
+            // answers already on their way arrive first, then every client loses its connection.
+            model.loseLock();
+            exemptUpTo = Math.max(exemptUpTo, maxToken);
+            log("FAULT failover: the lock hash is lost; holds up to token " + maxToken + " may overlap");
+            for (Client client : clients) {
+                while (!client.answers.isEmpty()) {
+                    client.answer();
+                }
+            }
+            clients.stream().filter(client -> !client.closed).forEach(Client::connectionLost);
+        }
         if (chance(faults.forceUnlock)) {
             boolean deleted = model.forceRelease();
             log("FAULT force-unlock: " + deleted);
             if (deleted) {
                 // Every hold given so far, granted or still on its way, may be believed in until
                 // its client hears of the force-unlock: the API's documented limit.
-                exemptUpTo = model.counter();
+                exemptUpTo = Math.max(exemptUpTo, model.counter());
             }
         }
         for (Client client : clients) {
@@ -348,11 +363,10 @@ final class CohortSimulation {
             }
         }
         boolean anyClosed = clients.stream().anyMatch(client -> client.closed);
-        boolean unmarkFailed = clients.stream().anyMatch(client -> client.unmarkFailed);
         if (!anyClosed && model.locked()) {
             fail("the lock is held after every owner left");
         }
-        if (!anyClosed && !unmarkFailed && (model.mark() != null || model.turn() != null)) {
+        if (!anyClosed && (model.mark() != null || model.turn() != null)) {
             fail("a mark or a turn is left after every owner left");
         }
     }
@@ -380,7 +394,6 @@ final class CohortSimulation {
         long channelSequence;
         boolean closed;
         boolean disconnected;
-        boolean unmarkFailed;
         Timeout renewal;
 
         Client(String id) {
@@ -404,7 +417,8 @@ final class CohortSimulation {
 
         void deliver() {
             String message = messages.poll();
-            if (chance(faults.dropNotice)) {
+            // A SUBSCRIBE's confirmation is the answer of a command, never lost on its own.
+            if (!message.startsWith("!subscribed:") && chance(faults.dropNotice)) {
                 log("FAULT " + id + " lost message '" + message + "'");
                 return;
             }
@@ -439,9 +453,19 @@ final class CohortSimulation {
             });
         }
 
-        /** A command that changes the lock: refused now and then, never with its answer lost. */
-        <T> CompletableFuture<T> write(String what, Supplier<T> atRedis) {
-            return send(what, atRedis, faults.refuseWrite, false);
+        /**
+         * A try: refused now and then, or, when it found the lock held (it changed nothing but the
+         * mark), run with its answer lost.
+         */
+        CompletableFuture<LockModel.Acquired> write(String what, Supplier<LockModel.Acquired> atRedis) {
+            return send(what, () -> {
+                LockModel.Acquired answer = atRedis.get();
+                if (answer.status() == 0 && chance(faults.loseBusyAnswer)) {
+                    log("FAULT " + id + " " + what + ": the busy answer is lost");
+                    throw new LostAnswer();
+                }
+                return answer;
+            }, faults.refuseWrite, false);
         }
 
         /**
@@ -469,7 +493,12 @@ final class CohortSimulation {
                     log("FAULT " + id + " " + what + " refused");
                     return () -> reply.completeExceptionally(LockExceptions.unreachable(LOCK, new RuntimeException("simulated")));
                 }
-                T result = atRedis.get();
+                T result;
+                try {
+                    result = atRedis.get();
+                } catch (LostAnswer lost) {
+                    return () -> reply.completeExceptionally(LockExceptions.timedOut(LOCK, COMMAND, null));
+                }
                 log(id + " " + what + " ran: " + result);
                 if (fails) {
                     log("FAULT " + id + " " + what + ": answer lost");
@@ -644,11 +673,7 @@ final class CohortSimulation {
 
         @Override
         public CompletableFuture<?> unmark() {
-            return client.read("unmark", () -> model.unmark(client.id)).whenComplete((deleted, failure) -> {
-                if (failure != null) {
-                    client.unmarkFailed = true;
-                }
-            });
+            return client.read("unmark", () -> model.unmark(client.id));
         }
 
         @Override
@@ -684,6 +709,11 @@ final class CohortSimulation {
             checkBypass(client);
             newHold(client.id + "/" + to, token);
         }
+    }
+
+    /** A command that ran, whose answer is lost. */
+    private static final class LostAnswer extends RuntimeException {
+        private static final long serialVersionUID = 1L;
     }
 
     /** One wait of an owner on the lock's channel. */

@@ -282,6 +282,11 @@ final class LockModel {
         return pttl();
     }
 
+    /** A failover to a replica that had not received the lock hash; the counter had. */
+    void loseLock() {
+        hash.clear();
+    }
+
     /** Data loss: a restart without persistence, or FLUSHALL. The counter goes too. */
     void flush() {
         hash.clear();
