@@ -113,4 +113,25 @@ class OtherClientsTest {
         others.granted(0, 1);
         assertFalse(others.withdraw(), "the grant removed the mark in Redis");
     }
+
+    @Test
+    void theMarkIsReadMaxTimeAfterTheLastReadNotAfterTheGrant() {
+        OtherClients others = new OtherClients(BOUNDS);
+        others.granted(0, 100);
+        assertTrue(others.readDue(15 * MS, 104), "half of 8 hand-offs");
+        others.readAnswered(104);
+
+        assertFalse(others.readDue(25 * MS, 105), "10 ms since the last read");
+        assertTrue(others.readDue(35 * MS, 105), "20 ms since the last read");
+    }
+
+    @Test
+    void theMarkStandsFromTheMarkingUntilItIsWithdrawn() {
+        OtherClients others = new OtherClients(BOUNDS);
+        assertFalse(others.isMarked());
+        others.marked();
+        assertTrue(others.isMarked());
+        others.withdraw();
+        assertFalse(others.isMarked());
+    }
 }

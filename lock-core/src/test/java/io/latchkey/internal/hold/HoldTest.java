@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.latchkey.LockEventListener;
+import io.latchkey.internal.events.LockEvents;
+import io.latchkey.internal.time.ManualTicker;
 import io.latchkey.internal.time.ManualTimer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -144,5 +147,113 @@ class HoldTest {
 
         assertTrue(hold.lost().isDone());
         assertEquals(List.of(false), handled);
+    }
+
+    @Test
+    void aLeaseCountsAsConfirmedUpToItsEndExclusive() {
+        Hold hold = grant(1);
+
+        assertTrue(hold.confirmedAt(now() + LEASE - 1));
+        assertFalse(hold.confirmedAt(now() + LEASE));
+    }
+
+    @Test
+    void aHoldNeverConfirmedIsNotConfirmedAtAnyTime() {
+        Hold hold = new Hold(registry, new HoldRegistry.Key(LOCK, OWNER), LOCK, 1, timer, timer.ticker());
+
+        assertFalse(hold.confirmedAt(now()));
+        assertFalse(hold.confirmedAt(Long.MIN_VALUE));
+    }
+
+    @Test
+    void aGrantAtANegativeTickerReadingIsConfirmedAsAnyOther() {
+        ManualTimer early = ManualTimer.manual(new ManualTicker(-TimeUnit.HOURS.toNanos(1)));
+        HoldRegistry holds = new HoldRegistry(early, early.ticker());
+        long start = early.ticker().read();
+
+        Hold hold = holds.granted(LOCK, LOCK, OWNER, 1, start + LEASE);
+
+        assertTrue(hold.confirmedAt(start), "any long is a valid ticker reading");
+        early.advance(Duration.ofSeconds(30));
+        assertTrue(hold.isLost(), "lost at the end of its lease");
+    }
+
+    @Test
+    void anEarlierConfirmationLeavesTheConfirmedLeaseAsItWas() {
+        Hold hold = grant(1);
+
+        hold.confirm(now() + TimeUnit.SECONDS.toNanos(1));
+
+        assertTrue(hold.confirmedAt(now() + TimeUnit.SECONDS.toNanos(2)));
+    }
+
+    @Test
+    void aLostHoldCancelsItsLeaseCheckAtOnce() {
+        Hold hold = grant(1);
+
+        hold.lose("a renewal found it gone from Redis", false);
+
+        assertEquals(0, timer.pending());
+    }
+
+    @Test
+    void theLastLeaveCancelsTheLeaseCheck() {
+        Hold hold = grant(1);
+
+        hold.leave();
+
+        assertEquals(0, timer.pending());
+    }
+
+    @Test
+    void aLossIsToldToTheClientsListener() {
+        List<LockEventListener.LeaseLost> told = new ArrayList<>();
+        HoldRegistry withEvents = new HoldRegistry(timer, timer.ticker(), LockEvents.of(new LockEventListener() {
+            @Override
+            public void leaseLost(LockEventListener.LeaseLost event) {
+                told.add(event);
+            }
+        }));
+        Hold hold = withEvents.granted(LOCK, LOCK, OWNER, 5, now() + LEASE);
+
+        hold.lose("a renewal found it gone from Redis", false);
+
+        assertEquals(List.of(new LockEventListener.LeaseLost(LOCK, OWNER, 5, "a renewal found it gone from Redis")), told);
+    }
+
+    @Test
+    void aHoldKnowsItsOwnerLockTokenAndStart() {
+        timer.advance(Duration.ofSeconds(3));
+
+        Hold hold = grant(9);
+
+        assertEquals(OWNER, hold.owner());
+        assertEquals(LOCK, hold.lockName());
+        assertEquals(9, hold.token());
+        assertEquals(TimeUnit.SECONDS.toNanos(3), hold.startedNanos());
+    }
+
+    @Test
+    void theNoticeShowsTheLossAndCallersCannotCompleteIt() {
+        Hold hold = grant(1);
+
+        hold.notice().complete(null);
+        assertFalse(hold.isLost(), "a caller completing its notice changes nothing");
+
+        Hold other = grant(2);
+        assertFalse(other.notice().isDone());
+        other.lose("a renewal found it gone from Redis", false);
+        assertTrue(other.notice().isDone());
+    }
+
+    @Test
+    void theRegistryCountsTheHoldsUntilTheyAreOver() {
+        assertEquals(0, registry.size());
+        Hold hold = grant(1);
+        assertEquals(1, registry.size());
+
+        hold.leave();
+
+        assertEquals(0, registry.size());
     }
 }
