@@ -174,18 +174,19 @@ class CohortClaimTest {
     }
 
     @Test
-    void aMarkMadeWhileTheLastWithdrawalWasInFlightIsWithdrawnToo() {
+    void aMarkMadeAfterTheLastWithdrawalIsWithdrawnToo() {
         bench.tryFor(A);
         redis.busy(500);
         bench.attemptLeft(A);
         assertEquals(1, redis.unmarks.size());
         bench.tryFixed(B);
+        assertEquals(0, redis.ownTries.size(), "a fixed-lease try goes after the withdrawal in flight");
+
+        redis.unmarks.remove().complete(1L);
         redis.ownTries.remove().answer().complete(TryResult.busy(500)); // marks the client again
         bench.attemptLeft(B);
 
-        redis.unmarks.remove().complete(1L);
-
-        assertEquals(1, redis.unmarks.size(), "the second mark is withdrawn as the first withdrawal ends");
+        assertEquals(1, redis.unmarks.size(), "the second mark is withdrawn as its attempt leaves");
         assertEquals(1, bench.cohorts.size());
         redis.unmarks.remove().complete(1L);
         assertEquals(0, bench.cohorts.size());

@@ -20,9 +20,9 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * The edges of a cohort that an outside review found, each on a scripted Redis side: outcomes the
- * cohort does not learn, a doubt that comes while its try is in flight, a hold lost in the window
- * of its recording, and the order of the withdrawal of the client's mark with every try.
+ * The edges of a cohort, each on a scripted Redis side: outcomes the cohort does not learn, a doubt
+ * that comes while its try is in flight, a hold lost in the window of its recording, grants the
+ * acquire loop refused, and the order of the withdrawal of the client's mark with every try.
  */
 class CohortEdgesTest {
 
@@ -151,6 +151,57 @@ class CohortEdgesTest {
         assertFalse(cohort().tryAcquire(3, WATCHDOG, 0).isDone(), "the next owner goes to Redis");
     }
 
+    @Test
+    void aLocalGrantTheAcquireLoopRefusedIsGivenBackNotLeftHeld() {
+        CompletableFuture<TryResult> first = cohort().tryAcquire(1, WATCHDOG, 0);
+        redis.grant(100);
+        assertTrue(first.join().acquired());
+        assertTrue(cohort().waiterJoined(2));
+        assertTrue(cohort().release(1).isDone());
+
+        TryResult handedOff = cohort().tryAcquire(2, WATCHDOG, 0).join();
+        assertTrue(handedOff.acquired(), "passed on to the waiter");
+        assertEquals(101, handedOff.grant().fencingToken());
+        // The owner's hold was given up for lost while its try was in flight: LockHolds.admit
+        // refuses the grant instead of starting it.
+        handedOff.grant().refuse();
+        cohort().waiterLeft(2);
+
+        assertEquals(List.of("release"), redis.releases, "the refused level was released in Redis");
+        assertFalse(cohort().tryAcquire(3, WATCHDOG, 0).isDone(), "the next owner goes to Redis, not blocked behind nobody");
+    }
+
+    @Test
+    void aRefusedReentryGivesBackOnlyItsOwnLevel() {
+        CompletableFuture<TryResult> first = cohort().tryAcquire(1, WATCHDOG, 0);
+        redis.grant(100);
+        assertTrue(first.join().acquired());
+        TryResult reentry = cohort().tryAcquire(1, WATCHDOG, 100).join();
+        assertTrue(reentry.acquired());
+
+        reentry.grant().refuse();
+
+        assertEquals(1, cohort().localHold(1).levels(), "the outer level stays");
+        assertTrue(cohort().release(1).isDone());
+        assertEquals(List.of("release"), redis.releases);
+    }
+
+    @Test
+    void theWithdrawalOfTheClientsMarkGoesToRedisBeforeTheCohortsNextTry() {
+        CompletableFuture<TryResult> busy = cohort().tryAcquire(1, WATCHDOG, 0);
+        redis.busy();
+        assertFalse(busy.join().acquired(), "another client holds: the try marked this client");
+        redis.unmarking = new CompletableFuture<>();
+        cohort().attemptLeft(1); // tryLock() gave up: the withdrawal is sent, not yet answered
+
+        CompletableFuture<TryResult> next = cohort().tryAcquire(2, WATCHDOG, 0);
+        assertEquals(List.of("try", "unmark"), redis.calls, "the next try waits for the withdrawal, or it could delete the mark its own try set");
+        redis.unmarking.complete(1L);
+        assertEquals(List.of("try", "unmark", "try"), redis.calls);
+        redis.grant(200);
+        assertTrue(next.join().acquired());
+    }
+
     private final class Redis implements CohortRedis {
         final List<CompletableFuture<TryResult>> tries = new ArrayList<>();
         final List<String> releases = new ArrayList<>();
@@ -159,6 +210,10 @@ class CohortEdgesTest {
         Notices notices;
         HoldReports reports;
         int checks;
+
+        void busy() {
+            tries.remove(0).complete(TryResult.busy(30_000));
+        }
 
         void grant(long token) {
             long until = ticker.read() + Duration.ofSeconds(30).toNanos();
