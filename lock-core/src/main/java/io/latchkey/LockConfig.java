@@ -22,6 +22,8 @@ import java.util.Optional;
 public final class LockConfig {
 
     static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
+    /** The longest lease or timeout a setting may take. */
+    private static final Duration MAX_DURATION = Duration.ofDays(365);
     static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
     static final Duration DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT = Duration.ofMillis(100);
     /**
@@ -551,6 +553,10 @@ public final class LockConfig {
 
         private static void requirePositiveIfSet(String setting, Duration value) {
             requireArgument(value == null || (!value.isNegative() && !value.isZero()), "%s must be positive: %s", setting, value);
+            // A year at most: a lease or a timeout longer than that is a mistake, and past about
+            // 2^53 ms the scripts no longer read it as an integer (LeaseTerm.MAX).
+            requireArgument(value == null || value.compareTo(MAX_DURATION) <= 0, "%s must be at most %s (a year): %s",
+                    setting, MAX_DURATION, value);
         }
 
         private static Duration min(Duration a, Duration b) {

@@ -52,6 +52,18 @@ class LockConfigTest {
     }
 
     @Test
+    void durationsOverAYearAreRejectedNamingTheSettingAndTheCap() {
+        // A watchdog of 1,000 years once failed with an ArithmeticException, and a longer lease
+        // than Redis's scripts can read left a hold without an expiry.
+        for (Duration absurd : List.of(Duration.ofDays(366), Duration.ofDays(365_000), Duration.ofSeconds(Long.MAX_VALUE))) {
+            assertRejected("watchdogTimeout", b -> b.address(URI).watchdogTimeout(absurd));
+            assertRejected("PT8760H", b -> b.address(URI).watchdogTimeout(absurd));
+            assertRejected("fairLockWaitTimeout", b -> b.address(URI).fairLockWaitTimeout(absurd));
+            assertRejected("commandTimeout", b -> b.address(URI).commandTimeout(absurd));
+        }
+    }
+
+    @Test
     void commandTimeoutMustBeShorterThanHalfTheWatchdogTimeout() {
         assertRejected("commandTimeout", b -> b.address(URI)
                 .watchdogTimeout(Duration.ofSeconds(2)).commandTimeout(Duration.ofSeconds(1)));

@@ -75,6 +75,15 @@ class LockScriptsTest {
     }
 
     @Test
+    void aLeaseRedisCannotTakeIsRefusedBeforeAnythingIsWritten() {
+        for (long lease : new long[] {0, -5, 31_536_000_001L, 100_000_000_000_000_000L, Long.MAX_VALUE}) {
+            assertThatThrownBy(() -> acquire(OWNER, lease)).hasMessageContaining("the lease must be 1 to 31536000000 ms");
+            assertThat(redis.exists(LOCK, COUNTER)).as("lease %d", lease).isZero();
+        }
+        assertThat(acquire(OWNER, 31_536_000_000L)).containsExactly(1L, 1L, 1L);
+    }
+
+    @Test
     void acquireByTheOwnerAgainCountsTheReentryAndResetsTheLease() {
         acquire(OWNER, 1_000);
 

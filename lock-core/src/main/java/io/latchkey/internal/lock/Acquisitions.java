@@ -125,12 +125,15 @@ public final class Acquisitions {
      * @param leaseTime a fixed lease as the caller gave it
      * @return the lease
      * @throws NullPointerException if null
-     * @throws IllegalArgumentException naming {@code leaseTime} if not positive
+     * @throws IllegalArgumentException naming {@code leaseTime} if not positive, or longer than {@link LeaseTerm#MAX}
      */
     public static LeaseTerm fixedLease(Duration leaseTime) {
         Objects.requireNonNull(leaseTime, "leaseTime");
         if (leaseTime.isNegative() || leaseTime.isZero()) {
             throw new IllegalArgumentException("leaseTime must be positive: " + leaseTime);
+        }
+        if (leaseTime.compareTo(LeaseTerm.MAX) > 0) {
+            throw new IllegalArgumentException("leaseTime must be at most " + LeaseTerm.MAX + " (a year): " + leaseTime);
         }
         return LeaseTerm.fixed(leaseTime);
     }

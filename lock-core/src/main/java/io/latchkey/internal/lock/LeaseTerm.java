@@ -11,6 +11,13 @@ import java.time.Duration;
 public record LeaseTerm(long millis, boolean renewed) {
 
     /**
+     * The longest lease and timeout the client takes: a year. Longer ones are mistakes (a
+     * {@code Long.MAX_VALUE} meant as "for ever"), and past about 2^53 ms Redis's scripts no
+     * longer read them as integers, which once left a hold written without an expiry.
+     */
+    public static final Duration MAX = Duration.ofDays(365);
+
+    /**
      * @param watchdogTimeout the client's watchdog lease
      * @return the renewed lease
      */

@@ -2,6 +2,7 @@ package io.latchkey.internal.multi;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
+import io.latchkey.internal.lock.Acquisitions;
 import io.latchkey.internal.lock.CallerWaits;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
@@ -492,10 +493,7 @@ public final class MultiLock implements DistributedLock {
     }
 
     private static Duration fixedLease(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.isNegative() || leaseTime.isZero()) {
-            throw new IllegalArgumentException("leaseTime must be positive: " + leaseTime);
-        }
+        Acquisitions.fixedLease(leaseTime); // the same checks as every lock's
         return leaseTime;
     }
 

@@ -35,6 +35,11 @@ local waiting, turn, channel = KEYS[3], KEYS[4], KEYS[5]
 local block = tonumber(ARGV[5] or '1')
 local client = string.match(owner, '^[^:]*')
 
+-- Checked before anything is written: a lease Redis cannot take once left a hold with no expiry.
+if not lease or lease < 1 or lease > 31536000000 or lease ~= math.floor(lease) then
+    return redis.error_reply('ERR latchkey: the lease must be 1 to 31536000000 ms (a year), not ' .. tostring(ARGV[1]))
+end
+
 -- Marks this client as waiting and tells the holder, whose cohort then bounds its hand-offs.
 local function wait_for(left)
     redis.call('set', waiting, client, 'px', lease)
