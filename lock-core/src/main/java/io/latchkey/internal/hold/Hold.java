@@ -118,6 +118,15 @@ public final class Hold {
     }
 
     /**
+     * @return true from the moment the hold is given up for lost, also while its kind is still
+     *     being told ({@link #lost()} completes after that); a caller that acts on the loss waits
+     *     for {@link #lost()}, so that its kind's cleanup comes first
+     */
+    public synchronized boolean isGivenUp() {
+        return state == State.LOST || lost.isDone();
+    }
+
+    /**
      * Sets what the lock kind does when the client gives the hold up for lost, if nothing is set
      * yet: the first grant's kind sets it, a re-entry finds it set.
      *

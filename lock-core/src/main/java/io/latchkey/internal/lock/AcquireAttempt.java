@@ -135,7 +135,7 @@ final class AcquireAttempt {
             return;
         }
         Hold held = holds.current(owner);
-        if (held != null && held.isLost()) {
+        if (held != null && held.isGivenUp()) {
             fail(LockExceptions.leaseLost(protocol.name(), owner, held.lossReason()));
             return;
         }

@@ -55,7 +55,7 @@ final class LockHolds {
         if (expected.isHeld() && current(owner) == expected) {
             expected.lose("a re-entry found it gone from Redis", false);
         }
-        return expected.isLost();
+        return expected.isGivenUp();
     }
 
     /**
@@ -66,8 +66,8 @@ final class LockHolds {
      */
     CompletableFuture<Void> release(long owner) {
         Hold hold = current(owner);
-        if (hold != null && hold.isLost()) {
-            return CompletableFuture.failedFuture(endLost(hold));
+        if (hold != null && hold.isGivenUp()) {
+            return failLost(hold);
         }
         return protocol.release(owner).handle((ok, failure) -> {
             Throwable cause = failure == null ? null : LockExceptions.unwrap(failure);
@@ -77,19 +77,17 @@ final class LockHolds {
             // A Redis failure releases the level here too, and in Redis once it answers (or when
             // its lease runs out, the watchdog having stopped renewing it at once).
             boolean over = hold != null && hold.leave();
-            if (hold != null && hold.isLost()) {
-                // Lost before the release was answered: the owner learns it, and the hold ends, as
-                // for a release that came after the loss.
-                throw new CompletionException(endLost(hold));
+            if (hold != null && hold.isGivenUp()) {
+                // Lost before the release was answered (perhaps still being reported by the
+                // watchdog's thread): the owner learns it, and the hold ends, as for a release
+                // that came after the loss.
+                return failLost(hold);
             }
             if (over) {
                 released(hold);
             }
-            if (failure == null) {
-                return null;
-            }
-            throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-        });
+            return failure == null ? CompletableFuture.<Void>completedFuture(null) : CompletableFuture.<Void>failedFuture(failure);
+        }).thenCompose(outcome -> outcome);
     }
 
     /**
@@ -99,8 +97,8 @@ final class LockHolds {
      *     {@link IllegalMonitorStateException} if the hold is already over
      */
     CompletableFuture<Void> close(Hold hold) {
-        if (hold.isLost()) {
-            return CompletableFuture.failedFuture(endLost(hold));
+        if (hold.isGivenUp()) {
+            return failLost(hold);
         }
         if (!hold.isHeld()) {
             return CompletableFuture.failedFuture(LockExceptions.holdAlreadyReleased(protocol.name(), hold.owner()));
@@ -119,6 +117,11 @@ final class LockHolds {
             events.released(new LockEventListener.Released(protocol.name(), protocol.kind(), hold.owner(), hold.token(),
                     LockEvents.between(hold.startedNanos(), protocol.ticker().read())));
         }
+    }
+
+    /** Fails once the loss has been reported to the hold's kind, so that its cleanup in Redis comes first. */
+    private CompletableFuture<Void> failLost(Hold hold) {
+        return hold.lost().thenCompose(reported -> CompletableFuture.failedFuture(endLost(hold)));
     }
 
     private RuntimeException endLost(Hold hold) {

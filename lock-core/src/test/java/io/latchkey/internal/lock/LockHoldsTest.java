@@ -1,13 +1,17 @@
 package io.latchkey.internal.lock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.latchkey.LeaseLostException;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.time.ManualTicker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /** The client's record of a lock's holds, below Redis. */
@@ -31,8 +35,36 @@ class LockHoldsTest {
         assertEquals(List.of("refuse"), late.calls);
     }
 
+    @Test
+    void aReleaseThatMeetsALossStillBeingReportedFailsWithLeaseLost() {
+        ScriptedProtocol protocol = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, new ManualTicker());
+        protocol.releasesFindNothing();
+        LockHolds holds = new LockHolds(protocol);
+        List<CompletableFuture<Void>> duringReport = new ArrayList<>();
+        Hold hold = holds.admit(OWNER, new RecordingGrant(11) {
+            @Override
+            public void start(Hold started) {
+                // The owner's unlock and close arrive while the watchdog's thread reports the loss.
+                started.onLoss((lost, mayRemainInRedis) -> {
+                    duringReport.add(holds.release(OWNER));
+                    duringReport.add(holds.close(lost));
+                });
+            }
+        });
+
+        hold.lose("its lease ran out before it was released or renewed", true);
+
+        // Before: the release failed with a bare IllegalMonitorStateException ("not held") and the
+        // close with "already released", so a worker paused past its lease died of the exception
+        // that callers are told to expect only for locks they never held (fault harness, CI).
+        for (CompletableFuture<Void> call : duringReport) {
+            CompletionException failure = assertThrows(CompletionException.class, call::join);
+            assertInstanceOf(LeaseLostException.class, failure.getCause());
+        }
+    }
+
     /** A grant that records what the acquire loop does with it. */
-    private static final class RecordingGrant implements TryResult.Grant {
+    private static class RecordingGrant implements TryResult.Grant {
         private final long token;
         final List<String> calls = new ArrayList<>();
 

@@ -32,6 +32,7 @@ final class ScriptedProtocol implements LockProtocol {
     private final Map<Long, Integer> tries = new HashMap<>();
     private final Map<Long, Integer> releases = new HashMap<>();
     private final AtomicLong lastToken = new AtomicLong();
+    private boolean releasesFindNothing;
     /** On a timer of its own, so that the tests' timer counts only the attempts' waits. */
     private final HoldRegistry holds = new HoldRegistry(ManualTimer.manual(), Ticker.system());
 
@@ -135,10 +136,17 @@ final class ScriptedProtocol implements LockProtocol {
         return this;
     }
 
+    /** From now on every release finds no hold in Redis, as after the lease ran out there. */
+    synchronized void releasesFindNothing() {
+        releasesFindNothing = true;
+    }
+
     @Override
     public synchronized CompletableFuture<Void> release(long owner) {
         releases.merge(owner, 1, Integer::sum);
-        return CompletableFuture.completedFuture(null);
+        return releasesFindNothing
+                ? CompletableFuture.failedFuture(new IllegalMonitorStateException("not held by owner " + owner))
+                : CompletableFuture.completedFuture(null);
     }
 
     @Override
