@@ -14,8 +14,8 @@ import org.springframework.boot.health.contributor.Health;
  */
 final class LatchkeyHealthIndicator extends AbstractHealthIndicator {
 
-    /** A name no application locks: the probe only reads it. */
-    static final String PROBE = "latchkey:health-probe";
+    /** The probe only reads it, so an application that locks the same name changes nothing. (Names starting "latchkey:" are refused.) */
+    static final String PROBE = "latchkey-health-probe";
 
     private final LockClient client;
     private final String redis;

@@ -513,6 +513,20 @@ class LockScriptsTest {
     }
 
     @Test
+    void aMarkOrTurnOfTheWrongTypeFailsTheTryBeforeAnythingIsWritten() {
+        // Before: the script read the mark after writing the hold, so WRONGTYPE left the lock
+        // hash without an expiry: locked for ever (issue 27, finding 1).
+        for (String key : List.of(WAITING, TURN)) {
+            redis.flushall();
+            redis.hset(key, "impostor", "1");
+
+            assertThatThrownBy(() -> cohortAcquire(OWNER)).hasMessageContaining("WRONGTYPE");
+
+            assertThat(redis.exists(LOCK, COUNTER)).as("%s: nothing written", key).isZero();
+        }
+    }
+
+    @Test
     void aCohortHoldReservesABlockOfTokensAndMarksItselfForForceRelease() {
         redis.set(COUNTER, "10");
 

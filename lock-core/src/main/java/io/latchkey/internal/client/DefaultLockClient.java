@@ -119,28 +119,28 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock getLock(String name) {
-        ReentrantLockProtocol plain = new ReentrantLockProtocol(requireName(name), kindContext.lockContext());
+        ReentrantLockProtocol plain = new ReentrantLockProtocol(LockNames.require(name), kindContext.lockContext());
         return new LockFacade(cohorts == null ? plain : cohorts.protocol(plain));
     }
 
     @Override
     public DistributedLock getFairLock(String name) {
-        return kind(Kind.FAIR).lock(requireName(name));
+        return kind(Kind.FAIR).lock(LockNames.require(name));
     }
 
     @Override
     public DistributedLock getRedLock(String name) {
-        return kind(Kind.RED).lock(requireName(name));
+        return kind(Kind.RED).lock(LockNames.require(name));
     }
 
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
-        return new ReadWriteLockFacade(requireName(name), kindContext.lockContext());
+        return new ReadWriteLockFacade(LockNames.require(name), kindContext.lockContext());
     }
 
     @Override
     public DistributedSemaphore getSemaphore(String name, int permits) {
-        requireName(name);
+        LockNames.require(name);
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1: " + permits);
         }
@@ -182,14 +182,6 @@ public final class DefaultLockClient implements LockClient {
                 .map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.kind() == kind)
                 .findFirst();
-    }
-
-    private static String requireName(String name) {
-        Objects.requireNonNull(name, "name");
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("name must not be empty");
-        }
-        return name;
     }
 
     private void requireOpen() {

@@ -73,10 +73,17 @@ elseif waiting then
         return wait_for(redis.call('pttl', turn))
     end
 end
--- Writes in this order, so that a user whose ACL lacks INCR or HSET is refused before the lock
--- changed (Redis keeps what a script wrote before a refused command: a lock hash written then
--- would be left without an expiry): the counter first, where a refused HSET leaves a gap only.
+-- Every read comes before the first write, so that a key of the wrong type (written by hand)
+-- fails the script before anything changed: Redis keeps what a script wrote before an error.
 local new_token = not token
+local reserved_turn, marked
+if waiting and new_token then
+    reserved_turn = redis.call('get', turn)
+    marked = redis.call('get', waiting)
+end
+-- Writes in this order, so that a user whose ACL lacks INCR or HSET is refused before the lock
+-- changed (a lock hash written then would be left without an expiry): the counter first, where
+-- a refused HSET leaves a gap only; the lease with the hash's first field.
 if new_token then
     -- A new hold; or one taken before tokens existed, which gets one now.
     if block > 1 then
@@ -89,6 +96,9 @@ if replace then
     redis.call('del', lock)
 end
 redis.call('hset', lock, owner .. ':call', call)
+if redis.call('pttl', lock) < lease then
+    redis.call('pexpire', lock, lease)
+end
 if new_token then
     redis.call('hset', lock, token_field, token)
     if block > 1 then
@@ -96,24 +106,18 @@ if new_token then
     end
 end
 local others_wait = 0
-if waiting and new_token then
-    if redis.call('get', turn) == client then
-        redis.call('del', turn)
-    end
-    local marked = redis.call('get', waiting)
-    if marked == client then
-        redis.call('del', waiting)
-    elseif marked then
-        -- Another client waits already: the reply tells this hold's cohort, which bounds its
-        -- hand-offs from the start; the notice tells it again where the reply is not read.
-        redis.call(ARGV[6], channel, '!wait:' .. marked)
-        others_wait = 1
-    end
+if reserved_turn == client then
+    redis.call('del', turn)
+end
+if marked == client then
+    redis.call('del', waiting)
+elseif marked then
+    -- Another client waits already: the reply tells this hold's cohort, which bounds its
+    -- hand-offs from the start; the notice tells it again where the reply is not read.
+    redis.call(ARGV[6], channel, '!wait:' .. marked)
+    others_wait = 1
 end
 local count = redis.call('hincrby', lock, owner, 1)
-if redis.call('pttl', lock) < lease then
-    redis.call('pexpire', lock, lease)
-end
 if waiting then
     return {1, count, tonumber(token), others_wait}
 end
