@@ -104,6 +104,44 @@ class MultiLockTest {
         await(what).during(period).atMost(period.plusSeconds(2)).pollInterval(Duration.ofMillis(20)).pollInSameThread().until(condition);
     }
 
+    // ---- size ---------------------------------------------------------------------------------
+
+    @Test
+    void aReentryOfTheLargestMultiLockOnASmallStackTakesAndGivesBackEveryPart() throws Exception {
+        LockClient client = client(0);
+        DistributedLock[] locks = new DistributedLock[1000];
+        for (int i = 0; i < locks.length; i++) {
+            locks[i] = client.getLock(name + ":" + i);
+        }
+        DistributedLock multi = client.getMultiLock(locks);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        // A re-entry's parts are granted at once, each in the stage of the last: before, that
+        // nested a call per part, and on this stack the StackOverflowError was swallowed, the
+        // re-entry never answered, and the parts stayed held and renewed (issue 27, finding 5).
+        Thread small = new Thread(null, () -> {
+            try {
+                multi.lock();
+                multi.lock();
+                assertEquals(2, locks[999].getHoldCount());
+                multi.unlock();
+                multi.unlock();
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, "small-stack", 128 * 1024);
+        small.start();
+        done.get(30, TimeUnit.SECONDS);
+        for (DistributedLock lock : locks) {
+            assertFalse(lock.isLocked(), lock.getName());
+        }
+
+        DistributedLock[] tooMany = java.util.Arrays.copyOf(locks, 1001);
+        tooMany[1000] = client.getLock(name + ":1000");
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> client.getMultiLock(tooMany));
+        assertTrue(refused.getMessage().contains("at most 1000"), refused.getMessage());
+    }
+
     // ---- no deadlock ------------------------------------------------------------------------
 
     @Test

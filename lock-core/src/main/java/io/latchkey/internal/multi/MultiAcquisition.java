@@ -6,7 +6,10 @@ import io.latchkey.internal.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * One acquisition of a multi-lock: its parts one after another, in the global order, each waiting
@@ -77,38 +80,86 @@ final class MultiAcquisition {
         return cleanUp();
     }
 
-    private void take(int index) {
-        if (index == parts.size()) {
-            List<LockHold> holds = new ArrayList<>(parts.size());
+    /**
+     * Takes the parts from {@code first} on. A part granted at once (a re-entry) is followed in
+     * this loop, not in a stage of its result, which would nest one call per part: a multi-lock of
+     * a thousand re-entered parts once overflowed the stack, and the error left parts held.
+     */
+    private void take(int first) {
+        for (int index = first; ; index++) {
+            if (index == parts.size()) {
+                finish();
+                return;
+            }
+            Acquisition part;
+            try {
+                part = parts.get(index).start(owner, leaseTime, remainingNanos());
+            } catch (Throwable e) {
+                fail(e);
+                return;
+            }
             synchronized (this) {
-                for (Acquisition part : started) {
-                    holds.add(part.result().join().orElseThrow());
+                started.add(part);
+                if (cleanUp != null) {
+                    part.cancel(); // cancelled meanwhile: the clean-up did not see this one
+                    return;
                 }
             }
-            if (!result.complete(holds)) {
-                cleanUp(); // cancelled as the last part was granted
+            CompletableFuture<Optional<LockHold>> taken = part.result();
+            if (!taken.isDone()) {
+                int next = index + 1;
+                taken.whenComplete((hold, failure) -> {
+                    try {
+                        if (goesOn(hold, failure)) {
+                            take(next);
+                        }
+                    } catch (Throwable e) {
+                        fail(e);
+                    }
+                });
+                return;
             }
-            return;
-        }
-        Acquisition part = parts.get(index).start(owner, leaseTime, remainingNanos());
-        synchronized (this) {
-            started.add(part);
-            if (cleanUp != null) {
-                part.cancel(); // cancelled meanwhile: the clean-up did not see this one
+            Optional<LockHold> hold = null;
+            Throwable failure = null;
+            try {
+                hold = taken.join();
+            } catch (CompletionException | CancellationException e) {
+                failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            }
+            if (!goesOn(hold, failure)) {
                 return;
             }
         }
-        part.result().whenComplete((hold, failure) -> {
-            if (failure != null) {
-                cleanUp().whenComplete((ok, ignored) -> result.completeExceptionally(failure));
-            } else if (hold.isEmpty()) {
-                cleanUp().whenComplete((ok, ignored) -> result.complete(null));
-            } else if (result.isDone()) {
-                cleanUp();
-            } else {
-                take(index + 1);
+    }
+
+    /** @return true if the next part is to be taken; else the acquisition ends as the part's outcome says */
+    private boolean goesOn(Optional<LockHold> hold, Throwable failure) {
+        if (failure != null) {
+            fail(failure);
+        } else if (hold.isEmpty()) {
+            cleanUp().whenComplete((ok, ignored) -> result.complete(null));
+        } else if (result.isDone()) {
+            cleanUp();
+        } else {
+            return true;
+        }
+        return false;
+    }
+
+    private void finish() {
+        List<LockHold> holds = new ArrayList<>(parts.size());
+        synchronized (this) {
+            for (Acquisition part : started) {
+                holds.add(part.result().join().orElseThrow());
             }
-        });
+        }
+        if (!result.complete(holds)) {
+            cleanUp(); // cancelled as the last part was granted
+        }
+    }
+
+    private void fail(Throwable failure) {
+        cleanUp().whenComplete((ok, ignored) -> result.completeExceptionally(failure));
     }
 
     private CompletableFuture<Void> cleanUp() {

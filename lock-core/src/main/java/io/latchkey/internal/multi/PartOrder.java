@@ -19,6 +19,13 @@ import java.util.Objects;
  */
 final class PartOrder {
 
+    /**
+     * The most parts of one multi-lock: each is taken in its own round trip, one after another,
+     * so a multi-lock far larger is a design error, and it would hold the parts taken first for
+     * as long as the rest take.
+     */
+    static final int MAX_PARTS = 1000;
+
     private static final Comparator<Part> ORDER = Comparator
             .comparing((Part part) -> part.lock().getName())
             .thenComparing(part -> part.place().orElse(""));
@@ -32,7 +39,7 @@ final class PartOrder {
      * @param foreignGraceNanos see {@link ForeignPart}
      * @return the parts in the order in which they are taken
      * @throws NullPointerException if {@code locks} or one of them is null
-     * @throws IllegalArgumentException if there is none, or one lock is given twice: the same lock
+     * @throws IllegalArgumentException if there is none, more than {@value #MAX_PARTS}, or one lock is given twice: the same lock
      *     object, two objects of one lock of one client, or two plain locks of one name on the same
      *     Redis through two clients (whose owners would wait for each other)
      */
@@ -40,6 +47,9 @@ final class PartOrder {
         Objects.requireNonNull(locks, "locks");
         if (locks.length == 0) {
             throw new IllegalArgumentException("locks must name at least one lock");
+        }
+        if (locks.length > MAX_PARTS) {
+            throw new IllegalArgumentException("a multi-lock takes at most " + MAX_PARTS + " locks, not " + locks.length);
         }
         List<Part> parts = new ArrayList<>(locks.length);
         Map<Object, Integer> seen = new HashMap<>();
