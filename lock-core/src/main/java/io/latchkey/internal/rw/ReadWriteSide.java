@@ -9,6 +9,7 @@ import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.lettuce.core.ScriptOutputType;
@@ -37,6 +38,8 @@ abstract class ReadWriteSide implements LockProtocol {
     private final String otherSide;
     /** Where this side's waiters are woken. */
     private final String channel;
+    /** Readers can all go at once, so the releases wake them with one message to all. */
+    private final String address;
     /** How long a waiting writer's place lasts without a try: a dead writer holds readers back no longer. */
     private final String placeMillis;
     /** The keys of the lock, as the scripts take them. */
@@ -61,6 +64,7 @@ abstract class ReadWriteSide implements LockProtocol {
         this.side = side;
         this.otherSide = otherSide;
         this.channel = channel;
+        this.address = channel.equals(keys.readChannel()) ? UnlockSubscriptions.EVERY_WAITER : null;
         this.placeMillis = Long.toString(Math.max(1, context.config().watchdogTimeout().toMillis()));
         this.keys = keys;
         this.context = context;
@@ -160,12 +164,12 @@ abstract class ReadWriteSide implements LockProtocol {
 
     @Override
     public final CompletableFuture<Wakeups> wakeups(long owner) {
-        return context.subscriptions().join(channel, null);
+        return context.subscriptions().join(channel, address);
     }
 
     @Override
     public final Wakeups wakeupsIfWaitedFor(long owner) {
-        return context.subscriptions().joinIfSubscribed(channel, null);
+        return context.subscriptions().joinIfSubscribed(channel, address);
     }
 
     /** Ends the side's holds, whoever has them: the write hold, or every read hold. */

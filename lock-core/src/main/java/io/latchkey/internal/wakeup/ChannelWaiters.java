@@ -75,12 +75,12 @@ final class ChannelWaiters {
     /**
      * An empty message wakes the oldest waiter that is still waiting; a message naming a waiter
      * wakes that one only, if it waits here; {@link UnlockSubscriptions#EVERY_WAITER} wakes every
-     * waiter here, each as by a message of its own.
+     * waiter here that joined under that address, each as by a message of its own.
      */
     void signal(String message) {
         sequence.incrementAndGet();
         if (UnlockSubscriptions.EVERY_WAITER.equals(message)) {
-            parkedNow().forEach(PendingWake::signal);
+            parkedNow().stream().filter(wake -> message.equals(wake.address)).forEach(PendingWake::signal);
             return;
         }
         boolean addressed = message != null && !message.isEmpty();

@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * <p>The first waiter on a channel subscribes, the last one to leave unsubscribes, at once or,
  * where a linger is set, only if no waiter came back within it (a hot lock keeps its channel). A
  * message wakes as few local waiters as can use it: the one it names, or else the longest-waiting
- * one; {@value #EVERY_WAITER} wakes them all, for waiters that can all go at once (the readers of
- * a read-write lock).
+ * one; {@value #EVERY_WAITER} wakes every waiter that joined under that address, waiters that
+ * can all go at once (the readers of a read-write lock), and no other: anyone who may publish can
+ * send it, and on another kind's channel it would make every waiter run a script for nothing.
  * When the connection re-subscribes after a reconnect, every waiter of that channel is woken to
  * re-check the lock, because messages sent while it was away are lost; a channel it re-subscribes
  * that no waiter here wants any more is unsubscribed. Thread-safe.
@@ -34,8 +35,8 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
     private static final Logger log = LoggerFactory.getLogger(UnlockSubscriptions.class);
 
     /**
-     * The message that wakes every local waiter of its channel. No waiter is named so: a name is
-     * an owner field, {@code <clientId>:<ownerId>}.
+     * The message that wakes every local waiter of its channel that joined under this address.
+     * No owner is named so: an owner's name is its field, {@code <clientId>:<ownerId>}.
      */
     public static final String EVERY_WAITER = "*";
 

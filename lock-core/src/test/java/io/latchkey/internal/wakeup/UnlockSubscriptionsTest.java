@@ -61,14 +61,17 @@ class UnlockSubscriptionsTest {
     }
 
     @Test
-    void theEveryWaiterMessageWakesEveryWaiterOfItsChannelAndNoOther() {
-        List<CompletableFuture<Void>> waits = List.of(park(null), park(null), park("named"));
-        Wakeups elsewhere = subscriptions.join("another-channel", null).join();
+    void theEveryWaiterMessageWakesEveryWaiterOfItsChannelThatJoinedForItAndNoOther() {
+        String readers = UnlockSubscriptions.EVERY_WAITER;
+        List<CompletableFuture<Void>> waits = List.of(park(readers), park(readers), park(null), park("named"));
+        Wakeups elsewhere = subscriptions.join("another-channel", readers).join();
         CompletableFuture<Void> otherChannel = elsewhere.await(elsewhere.sequence(), ONE_MINUTE);
 
         subscriptions.message(CHANNEL, UnlockSubscriptions.EVERY_WAITER);
 
-        assertEquals(List.of(true, true, true), ended(waits), "readers that can all go wake all at once");
+        // Before, a '*' that anyone may publish on a plain lock's channel woke every waiter, and
+        // each ran a script for nothing (issue 27, finding 2).
+        assertEquals(List.of(true, true, false, false), ended(waits), "readers that can all go wake all at once; no other");
         assertFalse(otherChannel.isDone());
     }
 
@@ -76,7 +79,7 @@ class UnlockSubscriptionsTest {
     void waitersThatParkAgainAsTheyAreWokenAreWokenOnceByAWakeOfEveryWaiter() {
         AtomicInteger woken = new AtomicInteger();
         for (int i = 0; i < 2; i++) {
-            parkAgainWhenWoken(subscriptions.join(CHANNEL, null).join(), woken);
+            parkAgainWhenWoken(subscriptions.join(CHANNEL, UnlockSubscriptions.EVERY_WAITER).join(), woken);
         }
 
         subscriptions.message(CHANNEL, UnlockSubscriptions.EVERY_WAITER);
@@ -99,9 +102,9 @@ class UnlockSubscriptionsTest {
 
     @Test
     void theEveryWaiterMessageAlsoEndsTheNextWaitOfAWaiterThatWasTrying() {
-        Wakeups trying = subscriptions.join(CHANNEL, null).join();
+        Wakeups trying = subscriptions.join(CHANNEL, UnlockSubscriptions.EVERY_WAITER).join();
         long seen = trying.sequence();
-        CompletableFuture<Void> parked = park(null);
+        CompletableFuture<Void> parked = park(UnlockSubscriptions.EVERY_WAITER);
 
         subscriptions.message(CHANNEL, UnlockSubscriptions.EVERY_WAITER);
 
