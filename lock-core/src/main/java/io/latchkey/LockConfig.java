@@ -143,6 +143,20 @@ public final class LockConfig {
         return localHandOff;
     }
 
+    /**
+     * {@return where the client's Redis is, fit to show in a log line or a health detail: the
+     * URI, {@code cluster [URIs]} or {@code redlock [URIs]}, each without its credentials}
+     */
+    public String redisTarget() {
+        if (address.isPresent()) {
+            return Redaction.uri(address.get());
+        }
+        if (!clusterAddresses.isEmpty()) {
+            return "cluster " + Redaction.uris(clusterAddresses);
+        }
+        return "redlock " + Redaction.uris(redLockAddresses);
+    }
+
     @Override
     public String toString() {
         return "LockConfig{address=" + address.map(Redaction::uri).orElse("none")
@@ -542,6 +556,16 @@ public final class LockConfig {
         }
 
         private static void requireUri(String setting, String uri) {
+            int scheme = uri.indexOf("://");
+            int credentialsEnd = uri.lastIndexOf('@');
+            if (scheme >= 0 && credentialsEnd > scheme) {
+                String credentials = uri.substring(scheme + 3, credentialsEnd);
+                // Unencoded, these end the authority: the password's start became the host name,
+                // and the rest went to a DNS query.
+                requireArgument(credentials.chars().noneMatch(c -> c == '#' || c == '?' || c == '/'),
+                        "%s has '#', '?' or '/' in its user name or password: percent-encode them (%%23, %%3F, %%2F): %s",
+                        setting, Redaction.uri(uri));
+            }
             try {
                 RedisURI.create(uri);
             } catch (RuntimeException e) {

@@ -226,6 +226,34 @@ class LockConfigTest {
     }
 
     @Test
+    void credentialsWithAnUnencodedHashQuestionMarkOrSlashAreRejectedWithTheAdviceToPercentEncode() {
+        // Before: "redis://locker:S3c#ret@host" connected to host "locker" and asked DNS for it,
+        // the password's start in the message and on the wire (issue 27, finding 7).
+        for (String uri : List.of("redis://locker:S3c#ret@127.0.0.1:6379", "redis://locker:S3c?ret@127.0.0.1:6379",
+                "rediss://app:S3c/ret@127.0.0.1:6379", "redis-sentinel://S3c#ret@127.0.0.1:26379/0#mymaster")) {
+            IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class,
+                    () -> LockConfig.builder().address(uri).build());
+            assertTrue(rejected.getMessage().contains("percent-encode them (%23, %3F, %2F)"), rejected.getMessage());
+            assertFalse(rejected.getMessage().contains("S3c") || rejected.getMessage().contains("ret@"), rejected.getMessage());
+        }
+        assertTrue(LockConfig.builder().address("redis://locker:S3c%23ret@127.0.0.1:6379").build().address().isPresent());
+        assertTrue(LockConfig.builder().address("redis-sentinel://S3cret@127.0.0.1:26379/0#mymaster").build().address().isPresent());
+    }
+
+    @Test
+    void theRedisTargetShowsNoPartOfAPasswordEvenOneWithAnAtSign() {
+        // Before, the starter's health detail used a redaction of its own that stopped at the
+        // first '@': "redis-sentinel://***@r3t@..." (issue 27, finding 8).
+        assertEquals("redis-sentinel://***@127.0.0.1:26379/0#mymaster",
+                LockConfig.builder().address("redis-sentinel://app:p@r3t@127.0.0.1:26379/0#mymaster").build().redisTarget());
+        assertEquals("cluster [redis://***@127.0.0.1:7000]",
+                LockConfig.builder().clusterAddresses("redis://app:p@r3t@127.0.0.1:7000").build().redisTarget());
+        assertEquals("redlock [redis://***@127.0.0.1:6380, redis://127.0.0.1:6381, redis://127.0.0.1:6382]",
+                LockConfig.builder().redLockAddresses("redis://a:p@r3t@127.0.0.1:6380", "redis://127.0.0.1:6381",
+                        "redis://127.0.0.1:6382").build().redisTarget());
+    }
+
+    @Test
     void aMalformedUriIsRejectedWithoutShowingItsPassword() {
         IllegalArgumentException rejected = assertThrows(IllegalArgumentException.class,
                 () -> LockConfig.builder().address("redis://app:s3cret@local host:6379").build());

@@ -61,7 +61,7 @@ public class LatchkeyAutoConfiguration {
         if (properties.getStartup().isFailIfUnreachable()) {
             return LockClient.create(config);
         }
-        return ConnectingLockClient.connect(() -> LockClient.create(config), RedisTarget.describe(config));
+        return ConnectingLockClient.connect(() -> LockClient.create(config), config.redisTarget());
     }
 
     /**
@@ -104,7 +104,7 @@ public class LatchkeyAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "latchkeyHealthIndicator")
         LatchkeyHealthIndicator latchkeyHealthIndicator(LockClient client, LockConfig config) {
-            return new LatchkeyHealthIndicator(client, RedisTarget.describe(config));
+            return new LatchkeyHealthIndicator(client, config.redisTarget());
         }
     }
 }

@@ -104,6 +104,24 @@ class TlsTest {
     }
 
     @Test
+    void turningVerificationOffConnectsButNeverSilently() throws Exception {
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            String name = "latchkey-test:tls-unverified:" + UUID.randomUUID();
+            LockClient unverified = connect(LockConfig.builder().address(redis.tlsUri() + "?verifyPeer=NONE"));
+            unverified.getLock(name).lockAsync(1).get(5, TimeUnit.SECONDS);
+            assertTrue(unverified.getLock(name).isLocked());
+        } finally {
+            System.setErr(stderr);
+        }
+        // Before: no word of it; the client trusted whoever answered (issue 27, finding 9).
+        String logged = log.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(logged.contains("WARN") && logged.contains("does not verify the server (verifyPeer=NONE)"), logged);
+    }
+
+    @Test
     void aMissingCertificateFileIsRejectedByTheBuilder() {
         Path missing = redis.caCertificate().resolveSibling("no-such-ca.pem");
         IllegalArgumentException failure = assertThrows(IllegalArgumentException.class,

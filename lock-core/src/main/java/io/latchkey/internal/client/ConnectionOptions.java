@@ -3,10 +3,14 @@ package io.latchkey.internal.client;
 import io.latchkey.LockConfig;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
+import io.latchkey.internal.redis.Redaction;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every topology's connections share: the Lettuce options that bound each round trip and
@@ -14,6 +18,8 @@ import java.time.Duration;
  * in {@link io.latchkey.internal.redis.LockExceptions#connectFailed}.
  */
 final class ConnectionOptions {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionOptions.class);
 
     /**
      * The least time a connection may take to open: TCP, TLS and authentication are several round
@@ -44,6 +50,12 @@ final class ConnectionOptions {
     static RedisURI uri(String address, LockConfig config) {
         RedisURI uri = RedisURI.create(address);
         uri.setTimeout(connectTimeout(config));
+        if (uri.isSsl() && uri.getVerifyMode() == SslVerifyMode.NONE) {
+            // Allowed, as for a test server with a throw-away certificate, but never silently.
+            log.warn("TLS to {} does not verify the server (verifyPeer=NONE): anyone on the network path can pose as "
+                    + "Redis and read the password and every lock call; use verifyPeer=FULL with trustedCertificates",
+                    Redaction.uri(address));
+        }
         return uri;
     }
 
