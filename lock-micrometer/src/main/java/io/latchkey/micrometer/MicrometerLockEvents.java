@@ -12,8 +12,11 @@ import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Records a {@link io.latchkey.LockClient}'s lock events as Micrometer meters. Pass it to
@@ -41,14 +44,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Lock names are not tags: an application that locks {@code orders:<id>} would make a meter
  * per order. {@link #withLockNames} adds a {@code name} tag to every meter of one lock, for
- * applications with a few fixed lock names.
+ * applications with a few fixed lock names; past a cap of distinct names (100 unless set) every
+ * further name is tagged {@value #OTHER_NAMES}, so a mistake costs a warning, not the heap.
  *
  * <p>Thread-safe; each event costs a map lookup and the meter's own recording, never blocks.
  */
 public final class MicrometerLockEvents implements LockEventListener {
 
+    /** The {@code name} tag of every lock name past the cap. */
+    public static final String OTHER_NAMES = "_other";
+    /** The cap of {@link #withLockNames(MeterRegistry)}. */
+    public static final int DEFAULT_MAX_LOCK_NAMES = 100;
+
+    private static final Logger log = LoggerFactory.getLogger(MicrometerLockEvents.class);
+
     private final MeterRegistry registry;
     private final boolean nameTags;
+    private final int maxNames;
+    /** The names that have tags of their own: at most {@link #maxNames}. */
+    private final Set<String> tagged = ConcurrentHashMap.newKeySet();
+    /** Guarded by {@link #tagged}. */
+    private boolean warned;
     private final Map<Tags, Timer> acquireTimers = new ConcurrentHashMap<>();
     private final Map<Tags, LongTaskTimer> heldTimers = new ConcurrentHashMap<>();
     private final Map<Tags, AtomicInteger> waiting = new ConcurrentHashMap<>();
@@ -59,9 +75,10 @@ public final class MicrometerLockEvents implements LockEventListener {
     private final Timer renewalFailed;
     private final DistributionSummary renewalBatch;
 
-    private MicrometerLockEvents(MeterRegistry registry, boolean nameTags) {
+    private MicrometerLockEvents(MeterRegistry registry, boolean nameTags, int maxNames) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.nameTags = nameTags;
+        this.maxNames = maxNames;
         this.renewed = renewalTimer(RenewalOutcome.RENEWED);
         this.renewalFailed = renewalTimer(RenewalOutcome.FAILED);
         this.renewalBatch = DistributionSummary.builder("latchkey.lease.renewal.batch")
@@ -75,18 +92,36 @@ public final class MicrometerLockEvents implements LockEventListener {
      * @return a listener whose meters are tagged by kind and outcome, not by lock name
      */
     public static MicrometerLockEvents of(MeterRegistry registry) {
-        return new MicrometerLockEvents(registry, false);
+        return new MicrometerLockEvents(registry, false, 0);
     }
 
     /**
-     * Opt-in: every meter of a lock also gets a {@code name} tag, the lock's name. Only for
-     * applications whose lock names are few and fixed: each name makes meters of its own.
+     * Opt-in: every meter of a lock also gets a {@code name} tag, the lock's name, for the first
+     * {@value #DEFAULT_MAX_LOCK_NAMES} names; see {@link #withLockNames(MeterRegistry, int)}.
      *
      * @param registry where the meters go; not null
      * @return a listener whose meters are also tagged by lock name
      */
     public static MicrometerLockEvents withLockNames(MeterRegistry registry) {
-        return new MicrometerLockEvents(registry, true);
+        return withLockNames(registry, DEFAULT_MAX_LOCK_NAMES);
+    }
+
+    /**
+     * Opt-in: every meter of a lock also gets a {@code name} tag, the lock's name. Only for
+     * applications whose lock names are few and fixed: each name makes meters of its own, which
+     * are never removed. The first {@code maxNames} distinct names seen get tags of their own;
+     * later ones share {@value #OTHER_NAMES}, and the first of them is logged at WARN.
+     *
+     * @param registry where the meters go; not null
+     * @param maxNames how many names get tags of their own: at least 1
+     * @return a listener whose meters are also tagged by lock name
+     * @throws IllegalArgumentException if {@code maxNames < 1}
+     */
+    public static MicrometerLockEvents withLockNames(MeterRegistry registry, int maxNames) {
+        if (maxNames < 1) {
+            throw new IllegalArgumentException("maxNames must be at least 1: " + maxNames);
+        }
+        return new MicrometerLockEvents(registry, true, maxNames);
     }
 
     @Override
@@ -118,7 +153,7 @@ public final class MicrometerLockEvents implements LockEventListener {
     @Override
     public void leaseLost(LeaseLost event) {
         endHold(event.lockName(), event.ownerId(), event.fencingToken());
-        Tags tags = nameTags ? Tags.of("name", event.lockName()) : Tags.empty();
+        Tags tags = nameTags ? Tags.of("name", nameTag(event.lockName())) : Tags.empty();
         lost.computeIfAbsent(tags, t -> Counter.builder("latchkey.lease.lost")
                 .description("Holds whose lease was found lost").tags(t).register(registry)).increment();
     }
@@ -157,7 +192,25 @@ public final class MicrometerLockEvents implements LockEventListener {
 
     private Tags lockTags(String kind, String lockName) {
         Tags tags = Tags.of("kind", kind);
-        return nameTags ? tags.and("name", lockName) : tags;
+        return nameTags ? tags.and("name", nameTag(lockName)) : tags;
+    }
+
+    private String nameTag(String lockName) {
+        if (tagged.contains(lockName)) {
+            return lockName;
+        }
+        synchronized (tagged) {
+            if (tagged.size() < maxNames) {
+                tagged.add(lockName);
+                return lockName;
+            }
+            if (!warned) {
+                warned = true;
+                log.warn("More than {} lock names were seen: meters of '{}' and every further name are tagged name={}; "
+                        + "tag lock names only where they are few and fixed", maxNames, lockName, OTHER_NAMES);
+            }
+        }
+        return OTHER_NAMES;
     }
 
     private Timer renewalTimer(RenewalOutcome outcome) {

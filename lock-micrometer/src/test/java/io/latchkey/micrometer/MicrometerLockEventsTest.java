@@ -3,6 +3,7 @@ package io.latchkey.micrometer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.latchkey.LockEventListener.AcquireEnded;
 import io.latchkey.LockEventListener.AcquireOutcome;
@@ -66,5 +67,21 @@ class MicrometerLockEventsTest {
         MicrometerLockEvents.withLockNames(named).acquireEnded(
                 new AcquireEnded("orders:1", "plain", 1, Duration.ZERO, AcquireOutcome.TIMED_OUT, 0));
         assertNotNull(named.find("latchkey.lock.acquire").tag("name", "orders:1").timer());
+    }
+
+    @Test
+    void lockNameTagsStopAtTheCapAndLaterNamesShareOneTag() {
+        // Before: 20,000 names made 60,003 meters, never removed (issue 27, finding 11).
+        SimpleMeterRegistry named = new SimpleMeterRegistry();
+        MicrometerLockEvents events = MicrometerLockEvents.withLockNames(named, 3);
+        for (int i = 0; i < 2_000; i++) {
+            events.acquireEnded(new AcquireEnded("orders:" + i, "plain", 1, Duration.ZERO, AcquireOutcome.TIMED_OUT, 0));
+        }
+        events.acquireEnded(new AcquireEnded("orders:1", "plain", 1, Duration.ZERO, AcquireOutcome.TIMED_OUT, 0));
+
+        assertEquals(4, named.find("latchkey.lock.acquire").timers().size(), "3 names and the rest");
+        assertEquals(2, named.find("latchkey.lock.acquire").tag("name", "orders:1").timer().count(), "a tagged name keeps its tag");
+        assertEquals(1_997, named.find("latchkey.lock.acquire").tag("name", MicrometerLockEvents.OTHER_NAMES).timer().count());
+        assertThrows(IllegalArgumentException.class, () -> MicrometerLockEvents.withLockNames(named, 0));
     }
 }

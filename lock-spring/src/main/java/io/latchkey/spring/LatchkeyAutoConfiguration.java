@@ -91,7 +91,7 @@ public class LatchkeyAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         MicrometerLockEvents latchkeyMicrometerLockEvents(MeterRegistry registry, LatchkeyProperties properties) {
-            return properties.getMetrics().isLockNameTag() ? MicrometerLockEvents.withLockNames(registry)
+            return properties.getMetrics().isLockNameTag() ? MicrometerLockEvents.withLockNames(registry, properties.getMetrics().getMaxLockNames())
                     : MicrometerLockEvents.of(registry);
         }
     }

@@ -278,6 +278,8 @@ public class LatchkeyProperties {
         private boolean enabled = true;
         /** Whether every lock meter also gets a name tag (the lock's name): only for few, fixed lock names. */
         private boolean lockNameTag;
+        /** With lock-name-tag: how many names get tags of their own; later ones share the tag "_other". */
+        private int maxLockNames = 100;
 
         /** {@return whether meters are registered} */
         public boolean isEnabled() {
@@ -305,6 +307,20 @@ public class LatchkeyProperties {
          */
         public void setLockNameTag(boolean lockNameTag) {
             this.lockNameTag = lockNameTag;
+        }
+
+        /** {@return with lock-name-tag, how many names get tags of their own} */
+        public int getMaxLockNames() {
+            return maxLockNames;
+        }
+
+        /**
+         * Sets how many lock names get tags of their own, with lock-name-tag.
+         *
+         * @param maxLockNames at least 1
+         */
+        public void setMaxLockNames(int maxLockNames) {
+            this.maxLockNames = maxLockNames;
         }
     }
 
