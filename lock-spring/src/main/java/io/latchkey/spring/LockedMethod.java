@@ -28,6 +28,8 @@ final class LockedMethod {
     private final Duration waitTime;
     /** Null for the watchdog lease. */
     private final Duration leaseTime;
+    /** Null when the release is not put off. */
+    private final Duration lockAtLeastFor;
     private final boolean async;
 
     private LockedMethod(Method method, Locked locked) {
@@ -37,6 +39,7 @@ final class LockedMethod {
         try {
             this.waitTime = DurationStyle.detectAndParse(locked.waitTime());
             this.leaseTime = locked.leaseTime().isEmpty() ? null : DurationStyle.detectAndParse(locked.leaseTime());
+            this.lockAtLeastFor = locked.lockAtLeastFor().isEmpty() ? null : DurationStyle.detectAndParse(locked.lockAtLeastFor());
         } catch (RuntimeException e) {
             throw invalid(e.getMessage(), e);
         }
@@ -45,6 +48,15 @@ final class LockedMethod {
         }
         if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
             throw invalid("leaseTime must be positive: " + locked.leaseTime(), null);
+        }
+        if (lockAtLeastFor != null && (lockAtLeastFor.isNegative() || lockAtLeastFor.isZero())) {
+            throw invalid("lockAtLeastFor must be positive: " + locked.lockAtLeastFor(), null);
+        }
+        // A fixed lease that ran out before the release would free the lock early, the very thing
+        // lockAtLeastFor is there to prevent; the watchdog's lease is renewed until the release.
+        if (lockAtLeastFor != null && leaseTime != null && lockAtLeastFor.compareTo(leaseTime) > 0) {
+            throw invalid("lockAtLeastFor (" + locked.lockAtLeastFor() + ") is longer than leaseTime (" + locked.leaseTime()
+                    + "): the lease would run out before it; take a longer leaseTime, or none for the watchdog's", null);
         }
         Class<?> returns = method.getReturnType();
         this.async = returns == CompletableFuture.class || returns == CompletionStage.class;
@@ -89,6 +101,11 @@ final class LockedMethod {
     /** {@return the fixed lease, or null for the watchdog's} */
     Duration leaseTime() {
         return leaseTime;
+    }
+
+    /** {@return how long after the method began the lock is held at least, or null to release it when the method ends} */
+    Duration lockAtLeastFor() {
+        return lockAtLeastFor;
     }
 
     boolean async() {
