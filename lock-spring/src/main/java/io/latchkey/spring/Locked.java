@@ -34,6 +34,14 @@ import java.lang.annotation.Target;
  *     What keeps the method from running (the lock not obtained in time, an interrupt, Redis
  *     failing, a name that cannot be made) fails that future rather than being thrown; only what
  *     the method itself throws is thrown.</li>
+ * <li><b>Reactive methods</b> (returning Reactor's {@code Mono} or {@code Flux}): each
+ *     subscription takes the lock, for an owner of its own, and releases it before passing on
+ *     completion or error, or when it is cancelled (a cancel during the wait gives the wait up
+ *     and takes nothing later). No thread waits for the lock; signals after the acquisition come
+ *     on the client's I/O threads. {@link OnTimeout#THROW} fails the publisher with
+ *     {@link LockNotAcquiredException}, {@link OnTimeout#SKIP} completes it empty. The method is
+ *     called at each subscription, under the lock; {@link CurrentLock} is set while it builds its
+ *     publisher, not while that runs. Reactor is optional: the starter needs it only for these.</li>
  * <li><b>Not obtained in time:</b> {@link LockNotAcquiredException} (an asynchronous method's
  *     future fails with it), or with {@link OnTimeout#SKIP} the method is not run and returns
  *     {@code null} ({@code Optional.empty()}, or a future completed with {@code null}, for those

@@ -50,7 +50,26 @@ final class LockedInterceptor implements MethodInterceptor {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
         LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
+        if (locked.reactive()) {
+            return invokeReactive(invocation, locked);
+        }
         return locked.async() ? invokeAsync(invocation, locked) : invokeBlocking(invocation, locked);
+    }
+
+    /**
+     * Runs a method returning {@code Mono} or {@code Flux} ({@link ReactiveLocking}, loaded only
+     * then): each subscription acquires for an owner of its own; a name that cannot be made fails
+     * the publisher.
+     */
+    private Object invokeReactive(MethodInvocation invocation, LockedMethod locked) {
+        DistributedLock lock;
+        try {
+            lock = lockFor(invocation, locked);
+        } catch (RuntimeException e) {
+            return ReactiveLocking.failed(locked, e);
+        }
+        return ReactiveLocking.invoke(invocation, locked, lock, ASYNC_OWNERS::incrementAndGet, () -> began(locked),
+                (hold, began, ran) -> ran ? releaseAsync(locked, lock, hold, began) : lock.unlockAsync(hold.ownerId()));
     }
 
     private DistributedLock lockFor(MethodInvocation invocation, LockedMethod locked) {

@@ -31,6 +31,9 @@ final class LockedMethod {
     /** Null when the release is not put off. */
     private final Duration lockAtLeastFor;
     private final boolean async;
+    /** Returns Reactor's {@code Mono} or {@code Flux}: told by name, so that nothing loads Reactor's classes. */
+    private final boolean reactive;
+    private final boolean returnsMono;
 
     private LockedMethod(Method method, Locked locked) {
         this.method = method;
@@ -60,6 +63,8 @@ final class LockedMethod {
         }
         Class<?> returns = method.getReturnType();
         this.async = returns == CompletableFuture.class || returns == CompletionStage.class;
+        this.returnsMono = returns.getName().equals("reactor.core.publisher.Mono");
+        this.reactive = returnsMono || returns.getName().equals("reactor.core.publisher.Flux");
         if (locked.onTimeout() == Locked.OnTimeout.SKIP && returns.isPrimitive() && returns != void.class) {
             throw invalid("onTimeout = SKIP needs a method that can return nothing, not " + returns, null);
         }
@@ -110,6 +115,16 @@ final class LockedMethod {
 
     boolean async() {
         return async;
+    }
+
+    /** {@return whether it returns Reactor's {@code Mono} or {@code Flux}} */
+    boolean reactive() {
+        return reactive;
+    }
+
+    /** {@return whether it returns Reactor's {@code Mono}} */
+    boolean returnsMono() {
+        return returnsMono;
     }
 
     boolean skipsOnTimeout() {
