@@ -69,12 +69,27 @@ public class LatchkeyAutoConfiguration {
      * {@code @Locked} call, so this does not make it early.
      *
      * @param client the application's client
+     * @param releases the releases that {@code lockAtLeastFor} puts off
      * @return the post-processor that proxies {@code @Locked} beans
      */
     @Bean
     @ConditionalOnMissingBean(name = "latchkeyLockedPostProcessor")
-    public static LockedPostProcessor latchkeyLockedPostProcessor(ObjectProvider<LockClient> client) {
-        return new LockedPostProcessor(client::getObject);
+    public static LockedPostProcessor latchkeyLockedPostProcessor(ObjectProvider<LockClient> client,
+                                                                  ObjectProvider<DeferredReleases> releases) {
+        return new LockedPostProcessor(client::getObject, releases::getObject);
+    }
+
+    /**
+     * The releases that {@link Locked#lockAtLeastFor()} puts off, done at once when the context
+     * closes. The client is a parameter so that Spring closes this before the client: the
+     * releases still need it.
+     *
+     * @param client the application's client
+     * @return the releases put off; their thread is made at the first one
+     */
+    @Bean(destroyMethod = "close")
+    public DeferredReleases latchkeyDeferredReleases(LockClient client) {
+        return DeferredReleases.onTheirOwnThread();
     }
 
     /**

@@ -34,10 +34,21 @@ import java.lang.annotation.Target;
  *     What keeps the method from running (the lock not obtained in time, an interrupt, Redis
  *     failing, a name that cannot be made) fails that future rather than being thrown; only what
  *     the method itself throws is thrown.</li>
+ * <li><b>Reactive methods</b> (returning Reactor's {@code Mono} or {@code Flux}): each
+ *     subscription takes the lock, for an owner of its own, and releases it before passing on
+ *     completion or error, or when it is cancelled (a cancel during the wait gives the wait up
+ *     and takes nothing later). No thread waits for the lock; signals after the acquisition come
+ *     on the client's I/O threads. {@link OnTimeout#THROW} fails the publisher with
+ *     {@link LockNotAcquiredException}, {@link OnTimeout#SKIP} completes it empty. The method is
+ *     called at each subscription, under the lock; {@link CurrentLock} is set while it builds its
+ *     publisher, not while that runs. Reactor is optional: the starter needs it only for these.</li>
  * <li><b>Not obtained in time:</b> {@link LockNotAcquiredException} (an asynchronous method's
  *     future fails with it), or with {@link OnTimeout#SKIP} the method is not run and returns
  *     {@code null} ({@code Optional.empty()}, or a future completed with {@code null}, for those
  *     return types).</li>
+ * <li><b>A job that every node schedules:</b> {@link #lockAtLeastFor()} keeps the lock held for
+ *     that long after the method began, so that the other nodes' triggers of the same period
+ *     skip it; the release is put off on a timer, and the method returns at once.</li>
  * <li><b>Lease lost</b> while the method ran: its result stands, and
  *     {@link io.latchkey.LeaseLostException} is thrown after it (added as suppressed if the method
  *     threw), since its work may not have been exclusive.</li>
@@ -91,6 +102,31 @@ public @interface Locked {
      * @return the fixed lease, or empty for the watchdog's
      */
     String leaseTime() default "";
+
+    /**
+     * How long after the method began the lock stays held at least, in the same format: empty
+     * (the default) releases it when the method ends. Meant for a {@code @Scheduled} job that
+     * runs on every node of a cluster with {@code waitTime = "0s", onTimeout = SKIP}: a job that
+     * ends before the other nodes' triggers of the same period come (their clocks and start times
+     * differ) would otherwise be free to run again on each of them in turn. Set it a little below
+     * the period, and above the spread of the nodes' triggers.
+     *
+     * <p>The method returns (its future completes) as soon as it is done; the release is put off
+     * on a timer until that time has passed since the lock was acquired, whatever the method's
+     * outcome, and no thread waits for it. The hold stays valid meanwhile: the watchdog goes on
+     * renewing its lease, or a fixed {@link #leaseTime()} must be at least as long (a shorter one
+     * fails the application's start, naming the method). A lease lost while the method ran is
+     * reported as without it, and the lock is not held longer. With it, the hold belongs to the
+     * call, not to the thread, as for an asynchronous method: a next call on the same thread (the
+     * scheduler's one thread, say) is excluded like any other, not a re-entry.
+     *
+     * <p>When the application context closes, the releases still waiting are done at once, so
+     * another node may run the job before this node's {@code lockAtLeastFor} ended; a node that
+     * dies without closing leaves the lock until its lease runs out.
+     *
+     * @return the shortest hold, or empty to release at the method's end
+     */
+    String lockAtLeastFor() default "";
 
     /** {@return what to do when the lock was not obtained within {@link #waitTime()}} */
     OnTimeout onTimeout() default OnTimeout.THROW;

@@ -18,27 +18,31 @@ import org.springframework.aop.support.AopUtils;
 
 /**
  * Runs {@link Locked @Locked} methods under their lock: acquire, call, release in
- * {@code finally}; for asynchronous methods, release when the returned future completes.
- * Thread-safe.
+ * {@code finally}; for asynchronous methods, release when the returned future completes; with
+ * {@link Locked#lockAtLeastFor()}, release then or, if sooner, when that time has passed since the
+ * method began ({@link DeferredReleases}). Thread-safe.
  */
 final class LockedInterceptor implements MethodInterceptor {
 
     /**
-     * Owners of asynchronous calls: far above any thread id, so a call's hold is its own and
-     * never a re-entry of the thread that made it.
+     * Owners of asynchronous calls and of calls whose release is put off: far above any thread
+     * id, so a call's hold is its own and never a re-entry of the thread that made it.
      */
     private static final AtomicLong ASYNC_OWNERS = new AtomicLong(1L << 62);
 
     private final Supplier<LockClient> client;
     private final LockedMethods methods;
+    private final Supplier<DeferredReleases> releases;
 
     /**
      * @param client the application's client, looked up at the first call
      * @param methods the locked methods, parsed as they are first needed
+     * @param releases the releases put off by {@code lockAtLeastFor}, looked up at the first such call
      */
-    LockedInterceptor(Supplier<LockClient> client, LockedMethods methods) {
+    LockedInterceptor(Supplier<LockClient> client, LockedMethods methods, Supplier<DeferredReleases> releases) {
         this.client = client;
         this.methods = methods;
+        this.releases = releases;
     }
 
     @Override
@@ -46,7 +50,26 @@ final class LockedInterceptor implements MethodInterceptor {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
         LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
+        if (locked.reactive()) {
+            return invokeReactive(invocation, locked);
+        }
         return locked.async() ? invokeAsync(invocation, locked) : invokeBlocking(invocation, locked);
+    }
+
+    /**
+     * Runs a method returning {@code Mono} or {@code Flux} ({@link ReactiveLocking}, loaded only
+     * then): each subscription acquires for an owner of its own; a name that cannot be made fails
+     * the publisher.
+     */
+    private Object invokeReactive(MethodInvocation invocation, LockedMethod locked) {
+        DistributedLock lock;
+        try {
+            lock = lockFor(invocation, locked);
+        } catch (RuntimeException e) {
+            return ReactiveLocking.failed(locked, e);
+        }
+        return ReactiveLocking.invoke(invocation, locked, lock, ASYNC_OWNERS::incrementAndGet, () -> began(locked),
+                (hold, began, ran) -> ran ? releaseAsync(locked, lock, hold, began) : lock.unlockAsync(hold.ownerId()));
     }
 
     private DistributedLock lockFor(MethodInvocation invocation, LockedMethod locked) {
@@ -56,12 +79,18 @@ final class LockedInterceptor implements MethodInterceptor {
     private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked) throws Throwable {
         DistributedLock lock = lockFor(invocation, locked);
         Optional<LockHold> acquired;
-        try {
-            acquired = locked.leaseTime() == null ? lock.tryAcquire(locked.waitTime())
-                    : lock.tryAcquire(locked.waitTime(), locked.leaseTime());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), e);
+        if (locked.lockAtLeastFor() != null) {
+            // The call's own owner: the thread goes on after the method while the hold waits for
+            // its release, and its next call must be excluded like any other, not re-enter.
+            acquired = acquireForCall(locked, lock, ASYNC_OWNERS.incrementAndGet());
+        } else {
+            try {
+                acquired = locked.leaseTime() == null ? lock.tryAcquire(locked.waitTime())
+                        : lock.tryAcquire(locked.waitTime(), locked.leaseTime());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), e);
+            }
         }
         if (acquired.isEmpty()) {
             if (locked.skipsOnTimeout()) {
@@ -70,6 +99,7 @@ final class LockedInterceptor implements MethodInterceptor {
             throw new LockNotAcquiredException(lock.getName(), locked.waitTime(), null);
         }
         LockHold hold = acquired.get();
+        long began = began(locked);
         CurrentLock.enter(hold);
         Throwable failure = null;
         try {
@@ -79,8 +109,36 @@ final class LockedInterceptor implements MethodInterceptor {
             throw t;
         } finally {
             CurrentLock.leave();
-            release(hold, failure);
+            if (!releasedLater(locked, lock, hold, began)) {
+                release(hold, failure);
+            }
         }
+    }
+
+    /** {@return when the method begins, for {@code lockAtLeastFor}; 0 without it} */
+    private long began(LockedMethod locked) {
+        return locked.lockAtLeastFor() == null ? 0 : releases.get().now();
+    }
+
+    /**
+     * Puts the release off until {@code lockAtLeastFor} after {@code began}, unless the method has
+     * none, that time has passed, or the hold is no longer valid: a lost lease is reported by the
+     * release now, as without {@code lockAtLeastFor}. Never blocks: this may run on an I/O thread.
+     *
+     * @return true if the release was put off; false if the caller must release now
+     */
+    private boolean releasedLater(LockedMethod locked, DistributedLock lock, LockHold hold, long began) {
+        Duration atLeast = locked.lockAtLeastFor();
+        if (atLeast == null || !hold.isValid()) {
+            return false;
+        }
+        long owner = hold.ownerId();
+        return releases.get().releaseAt(began + atLeast.toNanos(), lock.getName(), () -> lock.unlockAsync(owner));
+    }
+
+    /** {@return the release of an asynchronous call's hold: done now, or put off (then completed at once)} */
+    private CompletableFuture<Void> releaseAsync(LockedMethod locked, DistributedLock lock, LockHold hold, long began) {
+        return releasedLater(locked, lock, hold, began) ? CompletableFuture.completedFuture(null) : lock.unlockAsync(hold.ownerId());
     }
 
     /** Closes the hold; a failure to release is thrown, or added to the method's own failure. */
@@ -114,12 +172,14 @@ final class LockedInterceptor implements MethodInterceptor {
             return locked.skipsOnTimeout() ? locked.skipped()
                     : CompletableFuture.failedFuture(new LockNotAcquiredException(lock.getName(), locked.waitTime(), null));
         }
-        CurrentLock.enter(acquired.get());
+        LockHold hold = acquired.get();
+        long began = began(locked);
+        CurrentLock.enter(hold);
         Object returned;
         try {
             returned = invocation.proceed();
         } catch (Throwable t) {
-            lock.unlockAsync(owner).whenComplete((ok, releaseFailure) -> {
+            releaseAsync(locked, lock, hold, began).whenComplete((ok, releaseFailure) -> {
                 if (releaseFailure != null) {
                     t.addSuppressed(unwrap(releaseFailure));
                 }
@@ -129,12 +189,12 @@ final class LockedInterceptor implements MethodInterceptor {
             CurrentLock.leave();
         }
         if (returned == null) {
-            lock.unlockAsync(owner).join();
+            releaseAsync(locked, lock, hold, began).join();
             return null;
         }
         CompletableFuture<Object> released = new CompletableFuture<>();
         ((CompletionStage<?>) returned).whenComplete((value, failure) ->
-                lock.unlockAsync(owner).whenComplete((ok, releaseFailure) -> {
+                releaseAsync(locked, lock, hold, began).whenComplete((ok, releaseFailure) -> {
                     if (failure != null) {
                         if (releaseFailure != null) {
                             failure.addSuppressed(unwrap(releaseFailure));

@@ -28,7 +28,12 @@ final class LockedMethod {
     private final Duration waitTime;
     /** Null for the watchdog lease. */
     private final Duration leaseTime;
+    /** Null when the release is not put off. */
+    private final Duration lockAtLeastFor;
     private final boolean async;
+    /** Returns Reactor's {@code Mono} or {@code Flux}: told by name, so that nothing loads Reactor's classes. */
+    private final boolean reactive;
+    private final boolean returnsMono;
 
     private LockedMethod(Method method, Locked locked) {
         this.method = method;
@@ -37,6 +42,7 @@ final class LockedMethod {
         try {
             this.waitTime = DurationStyle.detectAndParse(locked.waitTime());
             this.leaseTime = locked.leaseTime().isEmpty() ? null : DurationStyle.detectAndParse(locked.leaseTime());
+            this.lockAtLeastFor = locked.lockAtLeastFor().isEmpty() ? null : DurationStyle.detectAndParse(locked.lockAtLeastFor());
         } catch (RuntimeException e) {
             throw invalid(e.getMessage(), e);
         }
@@ -46,8 +52,19 @@ final class LockedMethod {
         if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
             throw invalid("leaseTime must be positive: " + locked.leaseTime(), null);
         }
+        if (lockAtLeastFor != null && (lockAtLeastFor.isNegative() || lockAtLeastFor.isZero())) {
+            throw invalid("lockAtLeastFor must be positive: " + locked.lockAtLeastFor(), null);
+        }
+        // A fixed lease that ran out before the release would free the lock early, the very thing
+        // lockAtLeastFor is there to prevent; the watchdog's lease is renewed until the release.
+        if (lockAtLeastFor != null && leaseTime != null && lockAtLeastFor.compareTo(leaseTime) > 0) {
+            throw invalid("lockAtLeastFor (" + locked.lockAtLeastFor() + ") is longer than leaseTime (" + locked.leaseTime()
+                    + "): the lease would run out before it; take a longer leaseTime, or none for the watchdog's", null);
+        }
         Class<?> returns = method.getReturnType();
         this.async = returns == CompletableFuture.class || returns == CompletionStage.class;
+        this.returnsMono = returns.getName().equals("reactor.core.publisher.Mono");
+        this.reactive = returnsMono || returns.getName().equals("reactor.core.publisher.Flux");
         if (locked.onTimeout() == Locked.OnTimeout.SKIP && returns.isPrimitive() && returns != void.class) {
             throw invalid("onTimeout = SKIP needs a method that can return nothing, not " + returns, null);
         }
@@ -91,8 +108,23 @@ final class LockedMethod {
         return leaseTime;
     }
 
+    /** {@return how long after the method began the lock is held at least, or null to release it when the method ends} */
+    Duration lockAtLeastFor() {
+        return lockAtLeastFor;
+    }
+
     boolean async() {
         return async;
+    }
+
+    /** {@return whether it returns Reactor's {@code Mono} or {@code Flux}} */
+    boolean reactive() {
+        return reactive;
+    }
+
+    /** {@return whether it returns Reactor's {@code Mono}} */
+    boolean returnsMono() {
+        return returnsMono;
     }
 
     boolean skipsOnTimeout() {

@@ -18,8 +18,12 @@ final class LockedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProc
     /** Shared with the interceptor, which finds them parsed. */
     private final transient LockedMethods methods = new LockedMethods();
 
-    LockedPostProcessor(Supplier<LockClient> client) {
-        this.advisor = new DefaultPointcutAdvisor(new LockedPointcut(), new LockedInterceptor(client, methods));
+    /**
+     * @param client the application's client, looked up at the first call
+     * @param releases the releases put off by {@code lockAtLeastFor}, looked up at the first such call
+     */
+    LockedPostProcessor(Supplier<LockClient> client, Supplier<DeferredReleases> releases) {
+        this.advisor = new DefaultPointcutAdvisor(new LockedPointcut(), new LockedInterceptor(client, methods, releases));
         // Ahead of other advisors on the same proxy (@Transactional, say): the lock is taken
         // before a transaction begins and released after it ends.
         setBeforeExistingAdvisors(true);
