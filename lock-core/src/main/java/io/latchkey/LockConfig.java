@@ -4,6 +4,8 @@ import io.latchkey.internal.redis.Redaction;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManagerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -43,6 +45,7 @@ public final class LockConfig {
     private final Duration commandTimeout;
     private final Duration redLockAttemptTimeout;
     private final Optional<Path> trustedCertificates;
+    private final Optional<TlsManagers> tlsManagers;
     private final LockEventListener eventListener;
     private final Optional<ReplicaAcknowledgement> replicaAcknowledgement;
     private final Optional<LocalHandOff> localHandOff;
@@ -57,6 +60,7 @@ public final class LockConfig {
         this.commandTimeout = commandTimeout;
         this.redLockAttemptTimeout = redLockAttemptTimeout;
         this.trustedCertificates = Optional.ofNullable(builder.trustedCertificates);
+        this.tlsManagers = Optional.ofNullable(builder.tlsManagers);
         this.eventListener = builder.eventListener;
         this.replicaAcknowledgement = Optional.ofNullable(builder.replicaAcknowledgement);
         this.localHandOff = Optional.ofNullable(builder.localHandOff);
@@ -118,6 +122,31 @@ public final class LockConfig {
         return trustedCertificates;
     }
 
+    /** {@return the TLS trust and key material set with {@link Builder#tlsManagers}, if any} */
+    public Optional<TlsManagers> tlsManagers() {
+        return tlsManagers;
+    }
+
+    /**
+     * TLS material from elsewhere (a Spring Boot SSL bundle, say), for every {@code rediss://}
+     * connection of the client.
+     *
+     * @param trust decides which servers are trusted; not null
+     * @param keys the client's own certificate, for servers that ask for one; null for none
+     */
+    public record TlsManagers(TrustManagerFactory trust, KeyManagerFactory keys) {
+
+        /**
+         * Checks the trust material is set.
+         *
+         * @param trust decides which servers are trusted; not null
+         * @param keys the client's own certificate, or null
+         */
+        public TlsManagers {
+            Objects.requireNonNull(trust, "trust");
+        }
+    }
+
     /**
      * {@return the listener told of the client's lock events; {@link LockEventListener#NONE}
      * unless one was set}
@@ -166,7 +195,8 @@ public final class LockConfig {
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout
                 + ", commandTimeout=" + commandTimeout
                 + ", redLockAttemptTimeout=" + redLockAttemptTimeout
-                + ", trustedCertificates=" + trustedCertificates.map(Path::toString).orElse("JVM default")
+                + ", trustedCertificates=" + trustedCertificates.map(Path::toString)
+                        .orElse(tlsManagers.isPresent() ? "given managers" : "JVM default")
                 + ", replicaAcknowledgement=" + replicaAcknowledgement.map(ReplicaAcknowledgement::toString).orElse("none")
                 + ", localHandOff=" + localHandOff.map(LocalHandOff::toString).orElse("off") + '}';
     }
@@ -279,6 +309,7 @@ public final class LockConfig {
         private Duration commandTimeout;
         private Duration redLockAttemptTimeout;
         private Path trustedCertificates;
+        private TlsManagers tlsManagers;
         private LockEventListener eventListener = LockEventListener.NONE;
         private ReplicaAcknowledgement replicaAcknowledgement;
         /** Null when off. */
@@ -395,6 +426,22 @@ public final class LockConfig {
          */
         public Builder trustedCertificates(Path pemFile) {
             this.trustedCertificates = Objects.requireNonNull(pemFile, "pemFile");
+            return this;
+        }
+
+        /**
+         * Uses TLS material made elsewhere, such as a Spring Boot SSL bundle's managers, for every
+         * {@code rediss://} connection of the client, instead of {@link #trustedCertificates}
+         * (setting both is an error). The servers' certificates must also name the host they are
+         * reached by.
+         *
+         * @param trust decides which servers are trusted; not null
+         * @param keys the client's own certificate and key, for servers that ask for one (mutual
+         *     TLS); null for none
+         * @return this builder
+         */
+        public Builder tlsManagers(TrustManagerFactory trust, KeyManagerFactory keys) {
+            this.tlsManagers = new TlsManagers(trust, keys);
             return this;
         }
 
@@ -540,6 +587,8 @@ public final class LockConfig {
             requireArgument(trustedCertificates == null
                             || (Files.isRegularFile(trustedCertificates) && Files.isReadable(trustedCertificates)),
                     "trustedCertificates is not a readable file: %s", trustedCertificates);
+            requireArgument(trustedCertificates == null || tlsManagers == null,
+                    "trustedCertificates and tlsManagers are both set: set one");
             // WAIT's answer must come back within the command timeout that bounds its round trip.
             requireArgument(replicaAcknowledgement == null || replicaAcknowledgement.timeout().compareTo(command) < 0,
                     "replicaAcknowledgement timeout (%s) must be shorter than the commandTimeout (%s)",

@@ -241,6 +241,20 @@ class LockConfigTest {
     }
 
     @Test
+    void tlsManagersAndACertificateFileTogetherAreRejected() throws Exception {
+        javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        java.nio.file.Path pem = java.nio.file.Files.createTempFile("ca", ".pem");
+        try {
+            assertRejected("tlsManagers", b -> b.address(URI).trustedCertificates(pem).tlsManagers(trust, null));
+            assertTrue(LockConfig.builder().address(URI).tlsManagers(trust, null).build().tlsManagers().isPresent());
+            assertThrows(NullPointerException.class, () -> LockConfig.builder().tlsManagers(null, null));
+        } finally {
+            java.nio.file.Files.delete(pem);
+        }
+    }
+
+    @Test
     void theRedisTargetShowsNoPartOfAPasswordEvenOneWithAnAtSign() {
         // Before, the starter's health detail used a redaction of its own that stopped at the
         // first '@': "redis-sentinel://***@r3t@..." (issue 27, finding 8).

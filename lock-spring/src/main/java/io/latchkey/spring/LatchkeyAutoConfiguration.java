@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
 
 /**
@@ -38,13 +39,15 @@ public class LatchkeyAutoConfiguration {
      * @param properties {@code latchkey.*}
      * @param environment for the {@code spring.data.redis.*} fallback
      * @param listeners every {@link LockEventListener} bean, told in their order
+     * @param sslBundles Spring Boot's SSL bundles, for {@code spring.data.redis.ssl.bundle} and {@code latchkey.ssl.bundle}
      * @return the client's configuration
      */
     @Bean
     @ConditionalOnMissingBean
     public LockConfig latchkeyLockConfig(LatchkeyProperties properties, Environment environment,
-                                         ObjectProvider<LockEventListener> listeners) {
-        return LockConfigFactory.create(properties, environment, CompositeLockEventListener.of(listeners.orderedStream().toList()));
+                                         ObjectProvider<LockEventListener> listeners, ObjectProvider<SslBundles> sslBundles) {
+        return LockConfigFactory.create(properties, environment, CompositeLockEventListener.of(listeners.orderedStream().toList()),
+                sslBundles.getIfAvailable());
     }
 
     /**

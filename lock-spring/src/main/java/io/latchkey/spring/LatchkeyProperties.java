@@ -32,6 +32,7 @@ public class LatchkeyProperties {
     private final Metrics metrics = new Metrics();
     private final LocalHandOff localHandOff = new LocalHandOff();
     private final Startup startup = new Startup();
+    private final Ssl ssl = new Ssl();
 
     /** Properties with nothing set, for Spring to bind. */
     public LatchkeyProperties() {
@@ -410,6 +411,55 @@ public class LatchkeyProperties {
          */
         public void setFailIfUnreachable(boolean failIfUnreachable) {
             this.failIfUnreachable = failIfUnreachable;
+        }
+    }
+
+    /** {@return {@code latchkey.ssl.*}: TLS trust for the addresses under {@code latchkey.*}} */
+    public Ssl getSsl() {
+        return ssl;
+    }
+
+    /**
+     * {@code latchkey.ssl.*}: what {@code rediss://} addresses under {@code latchkey.*} trust,
+     * instead of the JVM's default trust store. (From {@code spring.data.redis.*}, its own
+     * {@code ssl.bundle} applies.)
+     */
+    public static class Ssl {
+
+        /** Nothing set, for Spring to bind. */
+        public Ssl() {
+        }
+        /** The name of a Spring Boot SSL bundle (spring.ssl.bundle.*) whose trust and key material the client uses. */
+        private String bundle;
+        /** A PEM file of the certificates to trust, typically the CA that signed the servers' certificates. */
+        private String trustedCertificates;
+
+        /** {@return the SSL bundle's name, or null} */
+        public String getBundle() {
+            return bundle;
+        }
+
+        /**
+         * Sets the SSL bundle whose material the client uses.
+         *
+         * @param bundle its name under spring.ssl.bundle
+         */
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+
+        /** {@return the PEM file of trusted certificates, or null} */
+        public String getTrustedCertificates() {
+            return trustedCertificates;
+        }
+
+        /**
+         * Sets the PEM file of trusted certificates.
+         *
+         * @param trustedCertificates a readable PEM file
+         */
+        public void setTrustedCertificates(String trustedCertificates) {
+            this.trustedCertificates = trustedCertificates;
         }
     }
 }

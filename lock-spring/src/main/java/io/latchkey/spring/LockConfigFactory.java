@@ -4,12 +4,15 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockEventListener;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
 
 /**
@@ -25,10 +28,16 @@ final class LockConfigFactory {
     private LockConfigFactory() {
     }
 
-    static LockConfig create(LatchkeyProperties properties, Environment environment, LockEventListener listener) {
+    /**
+     * @param sslBundles Spring Boot's SSL bundles, or null where there are none
+     */
+    static LockConfig create(LatchkeyProperties properties, Environment environment, LockEventListener listener,
+                             SslBundles sslBundles) {
         LockConfig.Builder builder = LockConfig.builder().eventListener(listener);
-        if (!redis(properties, builder)) {
-            springDataRedis(Binder.get(environment), builder);
+        if (redis(properties, builder)) {
+            latchkeySsl(properties, builder, sslBundles);
+        } else {
+            springDataRedis(Binder.get(environment), builder, sslBundles);
         }
         if (!properties.getRedlock().getAddresses().isEmpty()) {
             builder.redLockAddresses(properties.getRedlock().getAddresses().toArray(String[]::new));
@@ -82,11 +91,58 @@ final class LockConfigFactory {
         return true;
     }
 
-    private static void springDataRedis(Binder binder, LockConfig.Builder builder) {
+    /** TLS material from {@code latchkey.ssl.*}, only for addresses that ask for TLS. */
+    private static void latchkeySsl(LatchkeyProperties properties, LockConfig.Builder builder, SslBundles sslBundles) {
+        LatchkeyProperties.Ssl ssl = properties.getSsl();
+        if (ssl.getBundle() == null && ssl.getTrustedCertificates() == null) {
+            return;
+        }
+        List<String> plain = new ArrayList<>();
+        if (properties.getAddress() != null && !properties.getAddress().startsWith("rediss")) {
+            plain.add("latchkey.address");
+        }
+        if (properties.getCluster().getNodes().stream().anyMatch(uri -> !uri.startsWith("rediss"))) {
+            plain.add("latchkey.cluster.nodes");
+        }
+        if (properties.getRedlock().getAddresses().stream().anyMatch(uri -> !uri.startsWith("rediss"))) {
+            plain.add("latchkey.redlock.addresses");
+        }
+        if (properties.getSentinel().getMaster() != null) {
+            plain.add("latchkey.sentinel");
+        }
+        if (!plain.isEmpty()) {
+            // TLS material for connections that would not use it: the user meant TLS, so say so.
+            throw new IllegalArgumentException("latchkey.ssl.* is set, but " + String.join(", ", plain)
+                    + " do not use TLS: use rediss:// addresses");
+        }
+        if (ssl.getBundle() != null) {
+            tlsFromBundle("latchkey.ssl.bundle", ssl.getBundle(), builder, sslBundles);
+        }
+        if (ssl.getTrustedCertificates() != null) {
+            builder.trustedCertificates(Path.of(ssl.getTrustedCertificates()));
+        }
+    }
+
+    private static void tlsFromBundle(String property, String name, LockConfig.Builder builder, SslBundles sslBundles) {
+        if (sslBundles == null) {
+            throw new IllegalStateException(property + "=" + name + " names an SSL bundle, but the application has no "
+                    + "SslBundles (Spring Boot's SslAutoConfiguration is off)");
+        }
+        SslBundle bundle = sslBundles.getBundle(name); // NoSuchSslBundleException names it when missing
+        builder.tlsManagers(bundle.getManagers().getTrustManagerFactory(), bundle.getManagers().getKeyManagerFactory());
+    }
+
+    private static void springDataRedis(Binder binder, LockConfig.Builder builder, SslBundles sslBundles) {
         String url = string(binder, "url");
         String username = string(binder, "username");
         String password = string(binder, "password");
-        boolean ssl = binder.bind(SPRING_DATA_REDIS + ".ssl.enabled", Boolean.class).orElse(false);
+        String bundle = string(binder, "ssl.bundle");
+        // Boot's rule: naming a bundle turns TLS on unless ssl.enabled says otherwise. Reading only
+        // ssl.enabled once sent the password in clear to a server the application meant to reach by TLS.
+        boolean ssl = binder.bind(SPRING_DATA_REDIS + ".ssl.enabled", Boolean.class).orElse(bundle != null);
+        if (ssl && bundle != null) {
+            tlsFromBundle(SPRING_DATA_REDIS + ".ssl.bundle", bundle, builder, sslBundles);
+        }
         int database = binder.bind(SPRING_DATA_REDIS + ".database", Integer.class).orElse(0);
         List<String> clusterNodes = list(binder, "cluster.nodes");
         String sentinelMaster = string(binder, "sentinel.master");
@@ -95,7 +151,8 @@ final class LockConfigFactory {
         } else if (!clusterNodes.isEmpty()) {
             builder.clusterAddresses(uris(clusterNodes, credentials(username, password), ssl));
         } else if (url != null) {
-            builder.address(url);
+            // As Boot does: TLS on makes even a redis:// URL use TLS.
+            builder.address(ssl && url.startsWith("redis://") ? "rediss://" + url.substring("redis://".length()) : url);
         } else {
             String host = Optional.ofNullable(string(binder, "host")).orElse("localhost");
             int port = binder.bind(SPRING_DATA_REDIS + ".port", Integer.class).orElse(6379);

@@ -78,6 +78,14 @@ final class ConnectionOptions {
                 .trustManager(pem.toFile())
                 .handshakeTimeout(connectTimeout(config))
                 .build()));
+        config.tlsManagers().ifPresent(managers -> {
+            SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider().trustManager(managers.trust())
+                    .handshakeTimeout(connectTimeout(config));
+            if (managers.keys() != null) {
+                ssl.keyManager(managers.keys());
+            }
+            builder.sslOptions(ssl.build());
+        });
         return builder;
     }
 }
