@@ -75,6 +75,15 @@ class FairLockScriptsTest {
     // ---- acquire.lua -------------------------------------------------------------------------
 
     @Test
+    void aLeaseRedisCannotTakeIsRefusedBeforeAnythingIsWritten() {
+        // Before: 10^17 ms failed PEXPIRE after the hold was written: a fair lock with no expiry.
+        for (long lease : new long[] {0, -5, 31_536_000_001L, 100_000_000_000_000_000L, Long.MAX_VALUE}) {
+            assertThatThrownBy(() -> acquire("client-a:1", lease, PLACE)).hasMessageContaining("the lease must be 1 to 31536000000 ms");
+            assertThat(redis.exists(LOCK, QUEUE, TIMEOUTS, COUNTER)).as("lease %d", lease).isZero();
+        }
+    }
+
+    @Test
     void acquireOnAFreeLockWithAnEmptyQueueTakesOneHoldAndQueuesNothing() {
         assertThat(acquire(A)).isNull();
 

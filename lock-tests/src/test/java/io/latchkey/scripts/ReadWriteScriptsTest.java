@@ -84,6 +84,38 @@ class ReadWriteScriptsTest {
     // ---- acquire.lua: the read side -------------------------------------------------------
 
     @Test
+    void aLeaseRedisCannotTakeIsRefusedBeforeAnythingIsWrittenOnEitherSide() {
+        // Before: 10^17 ms failed PEXPIRE after the hold was written: a read hold with no expiry.
+        for (String side : new String[] {"read", "write"}) {
+            for (long lease : new long[] {0, -5, 31_536_000_001L, 100_000_000_000_000_000L, Long.MAX_VALUE}) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> acquire(side, A, "", lease, "call-" + ++calls, ""))
+                        .hasMessageContaining("the lease must be 1 to 31536000000 ms");
+                assertThat(redis.exists(LOCK, LEASES, WRITERS, COUNTER)).as("%s, lease %d", side, lease).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aSemaphorePermitWithALeaseRedisCannotTakeIsRefusedBeforeAnythingIsWritten() {
+        String permits = LockKeys.of("permits").derived("permits");
+        String limit = LockKeys.of("permits").derived("permit-limit");
+        for (long lease : new long[] {0, 31_536_000_001L, Long.MAX_VALUE}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> redis.eval(semaphoreScript(), ScriptOutputType.MULTI,
+                    new String[] {permits, limit}, Long.toString(lease), "permit-1", "2"))
+                    .hasMessageContaining("the lease must be 1 to 31536000000 ms");
+            assertThat(redis.exists(permits, limit)).as("lease %d", lease).isZero();
+        }
+    }
+
+    private static String semaphoreScript() {
+        try (InputStream in = ReadWriteScriptsTest.class.getResourceAsStream("/io/latchkey/internal/semaphore/acquire.lua")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void aFreeLockIsReadWithOneHoldItsOwnLeaseAndTheFirstToken() {
         assertThat(read(A, 10_000)).containsExactly(1L, 1L, 1L);
 

@@ -40,6 +40,11 @@ local side, lease, field, sibling, call, held, place =
     ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
 local reading = side == 'read'
 
+-- Checked before anything is written: a lease Redis cannot take once left a hold with no expiry.
+if not lease or lease < 1 or lease > 31536000000 or lease ~= math.floor(lease) then
+    return redis.error_reply('ERR latchkey: the lease must be 1 to 31536000000 ms (a year), not ' .. tostring(ARGV[2]))
+end
+
 local mode = redis.call('hget', lock, 'mode')
 if not mode and redis.call('exists', lock) == 1 then
     -- Another lock kind (getLock, getFairLock) holds this name.

@@ -17,6 +17,10 @@
 -- once, so amortized O(log n)).
 local permits, limit_key = KEYS[1], KEYS[2]
 local lease, id, limit = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+-- Checked before anything is written: a lease Redis cannot take once left a hold with no expiry.
+if not lease or lease < 1 or lease > 31536000000 or lease ~= math.floor(lease) then
+    return redis.error_reply('ERR latchkey: the lease must be 1 to 31536000000 ms (a year), not ' .. tostring(ARGV[1]))
+end
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('zremrangebyscore', permits, '-inf', now)

@@ -25,6 +25,10 @@
 -- 100 evictions per call, however many waiters died at once.
 local lock, queue, timeouts, channel, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local lease, caller, place, publish, call, held = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
+-- Checked before anything is written: a lease Redis cannot take once left a hold with no expiry.
+if not lease or lease < 1 or lease > 31536000000 or lease ~= math.floor(lease) then
+    return redis.error_reply('ERR latchkey: the lease must be 1 to 31536000000 ms (a year), not ' .. tostring(ARGV[1]))
+end
 local max_evictions = 100
 local token_field = caller .. ':token'
 
