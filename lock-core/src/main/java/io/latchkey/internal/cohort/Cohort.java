@@ -5,7 +5,6 @@ import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timeout;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -39,8 +38,6 @@ final class Cohort {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** How long a passed hold waits for a local waiter to take it before it is released in Redis. */
     private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    /** How many times a withdrawal of the client's mark is sent before the mark is left to run out. */
-    private static final int MAX_WITHDRAWALS = 3;
 
     private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
@@ -59,16 +56,12 @@ final class Cohort {
     private boolean closed;
     /** Guarded by this: who of the client waits, decides or tries here. */
     private final Attendance attendance = new Attendance();
-    /**
-     * Guarded by this: tries that found a Redis call of the cohort in flight, answered as that
-     * call ends. They share its answer rather than try Redis again one after another: a client's
-     * waiters send one try at a time, and no more than the lock's messages call for.
-     */
-    private final List<Deferred> deferred = new ArrayList<>();
+    /** Guarded by this: tries that found a Redis call of the cohort in flight. */
+    private final DeferredTries deferred = new DeferredTries(attendance);
+    /** Its fields guarded by this: the withdrawal of the client's mark. */
+    private final MarkWithdrawal markWithdrawal;
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
-    /** Guarded by this: the withdrawal of the client's mark in flight; the next try goes after it. */
-    private CompletableFuture<Void> unmarking;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
     private long owner;
     private int levels;
@@ -85,14 +78,13 @@ final class Cohort {
     private long trySentNanos;
     private boolean connectionLost;
     private long lastLossNanos;
-    /** Guarded by this: withdrawals of the mark that failed in a row. */
-    private int failedWithdrawals;
 
     Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
         this.identity = identity;
         this.redis = redis;
         this.budget = budget;
+        this.markWithdrawal = new MarkWithdrawal(this, redis, budget.others());
     }
 
     // ---- acquiring -----------------------------------------------------------------------------
@@ -127,7 +119,7 @@ final class Cohort {
             }
             // Every try goes after a withdrawal of the client's mark in flight, which would else
             // delete the mark the try sets.
-            after = unmarking;
+            after = markWithdrawal.inFlight();
             if (heldToken != 0 || !lease.renewed()) {
                 // A hold of the owner's own in Redis, or a fixed lease: only Redis can grant it.
                 own = true;
@@ -160,14 +152,14 @@ final class Cohort {
                             answer = TryResult.acquired(new LocalGrant(this, owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
                         } else {
                             releaseFirst = endPassing();
-                            later = defer(owner);
+                            later = deferred.defer(owner);
                         }
                     }
                     case HELD -> {
                         answer = TryResult.busy(budget.heldMillis(now));
                         attendance.toldBusy(owner);
                     }
-                    default -> later = defer(owner);
+                    default -> later = deferred.defer(owner);
                 }
             }
         }
@@ -205,7 +197,7 @@ final class Cohort {
         boolean giveBack = false;
         TryResult result = reply;
         TryResult forDeferred;
-        List<Deferred> answered;
+        List<DeferredTries.Deferred> answered;
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
             if (granted && !closed) {
@@ -240,7 +232,7 @@ final class Cohort {
                     budget.others().marked();
                 }
             }
-            answered = takeDeferred(true);
+            answered = deferred.take();
             // After a grant, the hold is passed on to the tries answered here; after "held", they
             // wait as the try did: an unlock that came after Redis answered it changed the
             // channel's sequence since each of them last looked, so it still wakes them.
@@ -250,7 +242,7 @@ final class Cohort {
         }
         // A second attempt of the granted owner tries again at once, and re-enters.
         answered.forEach(later -> later.answer().complete(granted && later.owner() == owner ? TryResult.busy(0) : forDeferred));
-        withdraw(withdrawal);
+        markWithdrawal.send(withdrawal);
         if (giveBack) {
             releaseInRedis(false);
             throw new CompletionException(LockExceptions.clientClosed());
@@ -275,34 +267,7 @@ final class Cohort {
             }
             withdrawal = settleIfIdle();
         }
-        withdraw(withdrawal);
-    }
-
-    /** Guarded by this: a try that found a Redis call of the cohort in flight; answered as it ends. */
-    private CompletableFuture<TryResult> defer(long owner) {
-        CompletableFuture<TryResult> later = new CompletableFuture<>();
-        deferred.add(new Deferred(owner, later));
-        return later;
-    }
-
-    /**
-     * Guarded by this: the deferred tries, to be answered "busy" once the monitor is left; their
-     * owners count as undecided until they join the waiters or leave.
-     */
-    private List<Deferred> takeDeferred(boolean busy) {
-        if (deferred.isEmpty()) {
-            return List.of();
-        }
-        List<Deferred> taken = new ArrayList<>(deferred);
-        deferred.clear();
-        if (busy) {
-            taken.forEach(later -> attendance.toldBusy(later.owner()));
-        }
-        return taken;
-    }
-
-    /** A try deferred behind a Redis call of the cohort. */
-    private record Deferred(long owner, CompletableFuture<TryResult> answer) {
+        markWithdrawal.send(withdrawal);
     }
 
     // ---- releasing -----------------------------------------------------------------------------
@@ -327,7 +292,7 @@ final class Cohort {
             }
         }
         if (last == null) {
-            withdraw(withdrawal);
+            markWithdrawal.send(withdrawal);
             return redis.releaseOwnHold(owner);
         }
         if (!last.passed()) {
@@ -438,7 +403,7 @@ final class Cohort {
     private CompletableFuture<Void> releaseInRedis(boolean requeue) {
         return redis.releaseCohortHold(requeue).whenComplete((ok, failure) -> {
             boolean wake;
-            List<Deferred> answered;
+            List<DeferredTries.Deferred> answered;
             CompletableFuture<Void> withdrawal;
             synchronized (this) {
                 if (state == State.RELEASING) {
@@ -446,7 +411,7 @@ final class Cohort {
                     stopObservingLocked();
                 }
                 wake = attendance.anyWaiter();
-                answered = takeDeferred(true);
+                answered = deferred.take();
                 // The last waiter may have left while the release was in flight: a requeue's mark
                 // would then name a client that no longer waits.
                 withdrawal = settleIfIdle();
@@ -458,7 +423,7 @@ final class Cohort {
                 queue.signalAll();
             }
             answered.forEach(later -> later.answer().complete(TryResult.busy(0)));
-            withdraw(withdrawal);
+            markWithdrawal.send(withdrawal);
         });
     }
 
@@ -632,7 +597,7 @@ final class Cohort {
             lostHold.lose(how, false);
         }
         queue.signalAll();
-        withdraw(withdrawal);
+        markWithdrawal.send(withdrawal);
     }
 
     void confirmed(long heldToken, long sentAtNanos, long untilNanos) {
@@ -723,7 +688,7 @@ final class Cohort {
         if (release) {
             releaseInRedis(false);
         }
-        withdraw(withdrawal);
+        markWithdrawal.send(withdrawal);
     }
 
     /** An attempt of the owner left without the lock: if it was the client's last, its claim goes. */
@@ -733,7 +698,7 @@ final class Cohort {
             attendance.decided(owner);
             withdrawal = settleIfIdle();
         }
-        withdraw(withdrawal);
+        markWithdrawal.send(withdrawal);
     }
 
     /** The client is closing: every try from now on fails, and every local waiter tries once more. */
@@ -752,66 +717,30 @@ final class Cohort {
      *
      * @return the withdrawal to send once the monitor is left, or null
      */
-    private CompletableFuture<Void> settleIfIdle() {
+    CompletableFuture<Void> settleIfIdle() {
         if (state != State.FREE || !attendance.isEmpty() || !deferred.isEmpty()
-                || unmarking != null || retired) {
+                || markWithdrawal.inFlight() != null || retired) {
             return null;
         }
-        if (budget.others().withdraw()) {
-            unmarking = new CompletableFuture<>();
-            return unmarking;
+        CompletableFuture<Void> withdrawal = markWithdrawal.begin();
+        if (withdrawal != null) {
+            return withdrawal;
         }
         retired = true;
         registry.retire(identity, this);
         return null;
     }
 
-    private void withdraw(CompletableFuture<Void> withdrawal) {
-        if (withdrawal == null) {
-            return;
-        }
-        redis.unmark().whenComplete((ok, failure) -> {
-            boolean again;
-            CompletableFuture<Void> next;
-            synchronized (this) {
-                unmarking = null;
-                // A withdrawal that failed is tried again a few times, a command timeout apart;
-                // after that the mark runs out by itself within the lease of the try that set it.
-                again = failure != null && ++failedWithdrawals < MAX_WITHDRAWALS && !closed;
-                if (again) {
-                    budget.others().marked();
-                } else {
-                    failedWithdrawals = 0;
-                }
-                next = again ? null : settleIfIdle();
-            }
-            withdrawal.complete(null);
-            withdraw(next);
-            if (again) {
-                withdrawAgainLater();
-            }
-        });
-    }
-
-    private void withdrawAgainLater() {
-        try {
-            redis.timer().newTimeout(timeout -> {
-                CompletableFuture<Void> next;
-                synchronized (this) {
-                    next = settleIfIdle();
-                }
-                withdraw(next);
-            }, redis.commandTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (IllegalStateException timerStopped) {
-            // the client is closing
-        }
+    /** Guarded by this. @return whether the client is closing */
+    boolean isClosed() {
+        return closed;
     }
 
     @Override
     public synchronized String toString() {
         return "Cohort{" + redis.lockName() + ", " + state + (retired ? ", retired" : "") + (closed ? ", closed" : "")
                 + ", owner " + owner + ", levels " + levels + ", " + attendance
-                + (budget.others().isMarked() ? ", marked" : "") + (unmarking != null ? ", unmarking" : "")
-                + ", deferred " + deferred.size() + '}';
+                + (budget.others().isMarked() ? ", marked" : "") + markWithdrawal
+                + ", " + deferred + '}';
     }
 }
