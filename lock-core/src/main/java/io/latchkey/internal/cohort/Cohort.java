@@ -4,11 +4,9 @@ import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
-import io.netty.util.Timeout;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One client's cohort of one plain lock: the Redis hold that the client takes for its owners
@@ -35,11 +33,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class Cohort {
 
-    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-    /** How long a passed hold waits for a local waiter to take it before it is released in Redis. */
-    private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
-    private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
+    /** The cohort's states, as the class comment describes them. */
+    enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
     private final Cohorts registry;
     private final Object identity;
@@ -60,6 +57,8 @@ final class Cohort {
     private final DeferredTries deferred = new DeferredTries(attendance);
     /** Its fields guarded by this: the withdrawal of the client's mark. */
     private final MarkWithdrawal markWithdrawal;
+    /** Its fields guarded by this: a last release's hand-off or release in Redis. */
+    private final ReleaseOrPass releases;
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
@@ -67,12 +66,6 @@ final class Cohort {
     private int levels;
     private Hold ownerHold;
     private long lastOwner;
-    private Timeout passGuard;
-    /**
-     * Guarded by this: the hold was passed on (PASSING) but no local waiter may take it before
-     * the read of the waiting mark in flight is answered ({@link OtherClients#mustHearFirst}).
-     */
-    private boolean waitingForMark;
     private Runnable stopObserving;
     /** Guarded by this: when the cohort's try in flight was sent, and when a connection was last lost. */
     private long trySentNanos;
@@ -85,6 +78,7 @@ final class Cohort {
         this.redis = redis;
         this.budget = budget;
         this.markWithdrawal = new MarkWithdrawal(this, redis, budget.others());
+        this.releases = new ReleaseOrPass(this, redis, budget, attendance, queue, deferred, markWithdrawal);
     }
 
     // ---- acquiring -----------------------------------------------------------------------------
@@ -103,7 +97,6 @@ final class Cohort {
         long from = 0;
         TryResult answer = null;
         CompletableFuture<TryResult> later = null;
-        boolean requeue = false;
         CompletableFuture<Void> after;
         synchronized (this) {
             if (retired) {
@@ -126,7 +119,7 @@ final class Cohort {
                 attendance.ownTrySent();
                 if (!lease.renewed() && (state == State.HELD || state == State.PASSING)) {
                     throughRedis = true;
-                    releaseFirst = state == State.PASSING && endPassing();
+                    releaseFirst = state == State.PASSING && releases.end();
                 }
             } else {
                 switch (state) {
@@ -140,18 +133,18 @@ final class Cohort {
                         stopObserving = redis.observe(new CohortNotices(this));
                     }
                     case PASSING -> {
-                        if (waitingForMark) {
+                        if (releases.waitsForMark()) {
                             answer = TryResult.busy(budget.heldMillis(now));
                             attendance.toldBusy(owner);
                         } else if (budget.mayTake(now)) {
-                            cancelPassGuard();
+                            releases.cancel();
                             state = State.HELD;
                             this.owner = owner;
                             levels = 1;
                             from = lastOwner;
                             answer = TryResult.acquired(new LocalGrant(this, owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
                         } else {
-                            releaseFirst = endPassing();
+                            releaseFirst = releases.end();
                             later = deferred.defer(owner);
                         }
                     }
@@ -164,14 +157,7 @@ final class Cohort {
             }
         }
         if (releaseFirst) {
-            synchronized (this) {
-                // Owners of this client still wait (the one trying, at least): as releaseLast does.
-                requeue = attendance.anyWaiter();
-                if (requeue) {
-                    budget.others().marked();
-                }
-            }
-            releaseInRedis(requeue);
+            releases.releaseEnded();
         }
         if (later != null) {
             return later;
@@ -244,7 +230,7 @@ final class Cohort {
         answered.forEach(later -> later.answer().complete(granted && later.owner() == owner ? TryResult.busy(0) : forDeferred));
         markWithdrawal.send(withdrawal);
         if (giveBack) {
-            releaseInRedis(false);
+            releases.releaseInRedis(false);
             throw new CompletionException(LockExceptions.clientClosed());
         }
         if (failure != null) {
@@ -275,7 +261,7 @@ final class Cohort {
     /** @return the release; null if this cohort retired (look it up again) */
     CompletableFuture<Void> release(long owner) {
         CompletableFuture<Void> withdrawal;
-        Release last;
+        ReleaseOrPass.Release last;
         synchronized (this) {
             if (retired) {
                 return null;
@@ -284,7 +270,10 @@ final class Cohort {
                 if (--levels > 0) {
                     return DONE;
                 }
-                last = releaseLast(owner);
+                ownerHold = null;
+                lastOwner = owner;
+                this.owner = 0;
+                last = releases.decide(owner);
                 withdrawal = null;
             } else {
                 last = null;
@@ -295,170 +284,7 @@ final class Cohort {
             markWithdrawal.send(withdrawal);
             return redis.releaseOwnHold(owner);
         }
-        if (!last.passed()) {
-            // With owners still waiting (its bound was reached, or its lease or token block ran
-            // out), the release marks the client as waiting in the same script: the next holder's
-            // grant finds the mark and bounds its hand-offs from the start. Left to the waiters'
-            // next try, a round trip later, the mark was seen to come 7 ms late, a thousand
-            // hand-offs.
-            return releaseInRedis(last.requeue());
-        }
-        if (last.signal()) {
-            queue.signalOne();
-        }
-        if (last.readMark()) {
-            readMark(last.heldToken(), last.readAt());
-        }
-        return DONE;
-    }
-
-    /** Guarded by this: the owner's last level; the hold is passed on, or to be released in Redis. */
-    private Release releaseLast(long owner) {
-        ownerHold = null;
-        lastOwner = owner;
-        this.owner = 0;
-        long now = redis.ticker().read();
-        boolean stillWaiting = attendance.waitersBesides(owner);
-        if (!stillWaiting || throughRedis || !budget.mayPassOn(now)) {
-            state = State.RELEASING;
-            if (stillWaiting) {
-                budget.others().marked();
-            }
-            return new Release(false, stillWaiting, false, false, 0, 0);
-        }
-        state = State.PASSING;
-        schedulePassGuard();
-        OtherClients others = budget.others();
-        long token = budget.token();
-        boolean readMark = others.readDue(now, token);
-        waitingForMark = others.mustHearFirst(now, token);
-        return new Release(true, false, !waitingForMark, readMark, budget.redisToken(), token);
-    }
-
-    /** What a last release decided under the monitor, done outside it. */
-    private record Release(boolean passed, boolean requeue, boolean signal, boolean readMark, long heldToken, long readAt) {
-    }
-
-    /**
-     * Reads the waiting mark while the hold is passed on, every half bound of hand-offs or every
-     * {@link io.latchkey.LockConfig.LocalHandOff#maxTime()}, whichever comes first: the notices of
-     * other clients' tries come over pub/sub, which a busy machine was seen to hold up for
-     * seconds, and a waiting client must not wait that long for its turn. One GET at a time, at
-     * most one per half bound of grants, and none while the lock is not passed on. While the last
-     * answer is a whole bound of hand-offs old, or the read is unanswered for {@code maxTime}, the
-     * passed hold waits for the answer ({@link OtherClients#mustHearFirst}), and then goes on or
-     * to Redis.
-     */
-    private void readMark(long heldToken, long readAt) {
-        redis.readMark().whenComplete((marked, failure) -> heard(heldToken, readAt, failure == null ? marked : null, failure == null));
-    }
-
-    private void heard(long heldToken, long readAt, String marked, boolean answered) {
-        boolean pass = false;
-        boolean release = false;
-        boolean requeue = false;
-        synchronized (this) {
-            OtherClients others = budget.others();
-            if (answered) {
-                others.readAnswered(readAt);
-            } else {
-                others.readFailed(readAt);
-            }
-            boolean current = (state == State.HELD || state == State.PASSING) && budget.redisToken() == heldToken;
-            if (current && marked != null && !marked.equals(redis.client())) {
-                others.waits();
-            }
-            if (current && state == State.PASSING && waitingForMark) {
-                waitingForMark = false;
-                long now = redis.ticker().read();
-                pass = attendance.anyWaiter() && !throughRedis && budget.mayPassOn(now) && !others.mustHearFirst(now, budget.token());
-                if (!pass) {
-                    requeue = attendance.anyWaiter();
-                    release = endPassing();
-                    if (requeue) {
-                        others.marked();
-                    }
-                }
-            }
-        }
-        if (pass) {
-            queue.signalOne();
-        }
-        if (release) {
-            releaseInRedis(requeue);
-        }
-    }
-
-    /** Guarded by this: a passed hold nobody took; true if the caller must release it in Redis. */
-    private boolean endPassing() {
-        if (state != State.PASSING) {
-            return false;
-        }
-        cancelPassGuard();
-        waitingForMark = false;
-        state = State.RELEASING;
-        return true;
-    }
-
-    private CompletableFuture<Void> releaseInRedis(boolean requeue) {
-        return redis.releaseCohortHold(requeue).whenComplete((ok, failure) -> {
-            boolean wake;
-            List<DeferredTries.Deferred> answered;
-            CompletableFuture<Void> withdrawal;
-            synchronized (this) {
-                if (state == State.RELEASING) {
-                    state = State.FREE;
-                    stopObservingLocked();
-                }
-                wake = attendance.anyWaiter();
-                answered = deferred.take();
-                // The last waiter may have left while the release was in flight: a requeue's mark
-                // would then name a client that no longer waits.
-                withdrawal = settleIfIdle();
-            }
-            if (wake) {
-                // Redis's unlock message wakes one waiter of the channel too, but it may come
-                // late, and the client knows already: one of its waiters tries Redis, the others
-                // share that try's answer.
-                queue.signalAll();
-            }
-            answered.forEach(later -> later.answer().complete(TryResult.busy(0)));
-            markWithdrawal.send(withdrawal);
-        });
-    }
-
-    /** Guarded by this. */
-    private void schedulePassGuard() {
-        try {
-            passGuard = redis.timer().newTimeout(this::passTimedOut, PASS_NANOS, TimeUnit.NANOSECONDS);
-        } catch (IllegalStateException timerStopped) {
-            passGuard = null; // the client is closing
-        }
-    }
-
-    /** Guarded by this. */
-    private void cancelPassGuard() {
-        if (passGuard != null) {
-            passGuard.cancel();
-            passGuard = null;
-        }
-    }
-
-    private void passTimedOut(Timeout timeout) {
-        boolean release;
-        boolean requeue;
-        synchronized (this) {
-            release = passGuard == timeout && endPassing();
-            // Owners may still wait: one that has not come for the hold, or all of them while the
-            // hold waited for a read of the mark that Redis did not answer in time.
-            requeue = release && attendance.anyWaiter();
-            if (requeue) {
-                budget.others().marked();
-            }
-        }
-        if (release) {
-            releaseInRedis(requeue);
-        }
+        return releases.carryOut(last);
     }
 
     // ---- the owner's hold, doubts and losses ---------------------------------------------------
@@ -582,8 +408,7 @@ final class Cohort {
             ownerHold = null;
             owner = 0;
             levels = 0;
-            cancelPassGuard();
-            waitingForMark = false;
+            releases.cancel();
             state = State.FREE;
             stopObservingLocked();
             redis.stopRenewing();
@@ -681,12 +506,12 @@ final class Cohort {
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
             attendance.left(owner);
-            release = !attendance.anyWaiter() && endPassing();
+            release = !attendance.anyWaiter() && releases.end();
             // The last waiter gave up (a timeout, an interrupt): the client no longer waits.
             withdrawal = settleIfIdle();
         }
         if (release) {
-            releaseInRedis(false);
+            releases.releaseInRedis(false);
         }
         markWithdrawal.send(withdrawal);
     }
@@ -729,6 +554,34 @@ final class Cohort {
         retired = true;
         registry.retire(identity, this);
         return null;
+    }
+
+    /** Guarded by this. @return whether the cohort is in {@code state} */
+    boolean is(State state) {
+        return this.state == state;
+    }
+
+    /** Guarded by this: a transition that a part of the cohort decided. */
+    void moveTo(State next) {
+        state = next;
+    }
+
+    /** Guarded by this. @return whether the cohort has, or passes on, its Redis hold {@code heldToken} */
+    boolean holdsInRedis(long heldToken) {
+        return (state == State.HELD || state == State.PASSING) && budget.redisToken() == heldToken;
+    }
+
+    /** Guarded by this: the cohort's Redis hold was released; unless a new try took over, it is free. */
+    void releasedInRedis() {
+        if (state == State.RELEASING) {
+            state = State.FREE;
+            stopObservingLocked();
+        }
+    }
+
+    /** Guarded by this. @return whether an owner of this client waits with a fixed lease */
+    boolean isThroughRedis() {
+        return throughRedis;
     }
 
     /** Guarded by this. @return whether the client is closing */
