@@ -59,6 +59,8 @@ final class Cohort {
     private final MarkWithdrawal markWithdrawal;
     /** Its fields guarded by this: a last release's hand-off or release in Redis. */
     private final ReleaseOrPass releases;
+    /** Its fields guarded by this: doubts, confirmations and losses of the cohort's Redis hold. */
+    private final HoldLoss losses;
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
@@ -67,10 +69,8 @@ final class Cohort {
     private Hold ownerHold;
     private long lastOwner;
     private Runnable stopObserving;
-    /** Guarded by this: when the cohort's try in flight was sent, and when a connection was last lost. */
+    /** Guarded by this: when the cohort's try in flight was sent. */
     private long trySentNanos;
-    private boolean connectionLost;
-    private long lastLossNanos;
 
     Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
@@ -79,6 +79,7 @@ final class Cohort {
         this.budget = budget;
         this.markWithdrawal = new MarkWithdrawal(this, redis, budget.others());
         this.releases = new ReleaseOrPass(this, redis, budget, attendance, queue, deferred, markWithdrawal);
+        this.losses = new HoldLoss(this, redis, budget, queue, markWithdrawal);
     }
 
     // ---- acquiring -----------------------------------------------------------------------------
@@ -130,7 +131,7 @@ final class Cohort {
                         trySentNanos = now;
                         budget.others().trySent();
                         // Before the try is sent: a waiter that the grant finds marked is told then.
-                        stopObserving = redis.observe(new CohortNotices(this));
+                        stopObserving = redis.observe(new CohortNotices(this, losses));
                     }
                     case PASSING -> {
                         if (releases.waitsForMark()) {
@@ -191,14 +192,14 @@ final class Cohort {
                 levels = 1;
                 long now = redis.ticker().read();
                 budget.held(reply.grant(), now);
-                if (connectionLost && lastLossNanos - trySentNanos >= 0) {
+                if (losses.connectionLostSince(trySentNanos)) {
                     // A connection was lost while the try was in flight (its answer came on the new
                     // one, or behind a WAIT): Redis may have failed over meanwhile.
                     budget.doubt(now);
                 }
                 throughRedis = false;
                 result = TryResult.acquired(new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), false));
-                redis.renew(new CohortReports(this, budget.redisToken()));
+                redis.renew(new CohortReports(losses, budget.redisToken()));
             } else if (granted) {
                 // Granted while the client closed: nothing would renew or release it.
                 state = State.RELEASING;
@@ -338,7 +339,7 @@ final class Cohort {
             }
             current = budget.redisToken();
         }
-        lost(hold.lossReason(), mayRemainInRedis, current);
+        losses.lost(hold.lossReason(), mayRemainInRedis, current);
     }
 
     /** Another client waits for the lock, as a notice told: the cohort bounds its hand-offs. */
@@ -348,95 +349,30 @@ final class Cohort {
         }
     }
 
-    /** A connection of the client was lost: the cohort's hold may be gone with Redis's data. */
-    void connectionLost() {
-        long current;
-        synchronized (this) {
-            connectionLost = true;
-            lastLossNanos = redis.ticker().read();
-            current = budget.redisToken();
-        }
-        doubt(current, false);
-    }
-
     /** A force-unlock by this client deleted the lock: whatever hold the cohort had is gone. */
     void forced() {
-        long current;
-        synchronized (this) {
-            current = budget.redisToken();
-        }
-        lost("it was force-unlocked", false, current);
+        losses.forced();
     }
 
     /**
-     * The client has reason to doubt the cohort's hold {@code heldToken}: no local grant until a
-     * confirmation sent from now on; with {@code check}, Redis is asked at once, and a hold found
-     * gone ends the cohort.
+     * Guarded by this: the cohort's Redis hold is gone; the cohort is free, for a new hold.
+     *
+     * @return the owner's hold, to be lost once the monitor is left; null if none was recorded
      */
-    void doubt(long heldToken, boolean check) {
-        long askedAt;
-        synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
-                return;
-            }
-            askedAt = redis.ticker().read();
-            budget.doubt(askedAt);
-        }
-        if (check) {
-            redis.holdsCohortHold(heldToken).whenComplete((held, failure) -> {
-                if (Boolean.FALSE.equals(held)) {
-                    lost("it was force-unlocked", false, heldToken);
-                } else if (Boolean.TRUE.equals(held)) {
-                    confirmed(heldToken, askedAt, Long.MIN_VALUE);
-                }
-            });
-        }
+    Hold end() {
+        Hold lostHold = ownerHold;
+        ownerHold = null;
+        owner = 0;
+        levels = 0;
+        releases.cancel();
+        state = State.FREE;
+        stopObservingLocked();
+        return lostHold;
     }
 
-    /**
-     * The Redis hold with token {@code heldToken} is gone, or must be taken as gone: the cohort
-     * ends, its owner's hold is lost, and every waiter tries Redis again.
-     */
-    void lost(String how, boolean mayRemainInRedis, long heldToken) {
-        Hold lostHold;
-        CompletableFuture<Void> withdrawal;
-        synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
-                return;
-            }
-            lostHold = ownerHold;
-            ownerHold = null;
-            owner = 0;
-            levels = 0;
-            releases.cancel();
-            state = State.FREE;
-            stopObservingLocked();
-            redis.stopRenewing();
-            if (mayRemainInRedis) {
-                // Registered before the cohort is FREE to others, so the next Redis try goes after it.
-                redis.endCohortHold(heldToken);
-            }
-            withdrawal = settleIfIdle();
-        }
-        if (lostHold != null) {
-            lostHold.lose(how, false);
-        }
-        queue.signalAll();
-        markWithdrawal.send(withdrawal);
-    }
-
-    void confirmed(long heldToken, long sentAtNanos, long untilNanos) {
-        Hold current;
-        synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
-                return;
-            }
-            budget.confirmed(sentAtNanos, untilNanos);
-            current = ownerHold;
-        }
-        if (current != null && untilNanos != Long.MIN_VALUE) {
-            current.confirm(untilNanos);
-        }
+    /** Guarded by this. @return the current owner's hold, once recorded; else null */
+    Hold ownerHold() {
+        return ownerHold;
     }
 
     /** Guarded by this. */
@@ -457,29 +393,6 @@ final class Cohort {
         return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
     }
 
-    /**
-     * An owner's hold through the cohort, as the cohort knows it.
-     *
-     * @param levels the owner's levels
-     * @param redisToken the token of the cohort's hold in Redis
-     */
-    record LocalHold(Cohort cohort, int levels, long redisToken) {
-
-        /**
-         * @return the levels once Redis confirmed that it still has the cohort's hold; 0 if not,
-         *     and the cohort learns that its hold is gone
-         */
-        CompletableFuture<Integer> confirmed() {
-            return cohort.redis.holdsCohortHold(redisToken).thenApply(held -> {
-                if (!held) {
-                    cohort.lost("a query found it gone from Redis", false, redisToken);
-                    return 0;
-                }
-                return levels;
-            });
-        }
-    }
-
     // ---- attempts and local waiters ------------------------------------------------------------
 
     /** @return the local half of the wake-ups */
@@ -490,6 +403,11 @@ final class Cohort {
     /** @return the Redis side */
     CohortRedis redis() {
         return redis;
+    }
+
+    /** @return what ends or confirms the cohort's Redis hold */
+    HoldLoss losses() {
+        return losses;
     }
 
     /** @return false if this cohort retired (look it up again); else the owner counts as a waiter */

@@ -12,10 +12,12 @@ final class CohortNotices implements CohortRedis.Notices {
     private static final String WAITING = "!wait:";
 
     private final Cohort cohort;
+    private final HoldLoss losses;
     private final String ownNotice;
 
-    CohortNotices(Cohort cohort) {
+    CohortNotices(Cohort cohort, HoldLoss losses) {
         this.cohort = cohort;
+        this.losses = losses;
         this.ownNotice = WAITING + cohort.redis().client();
     }
 
@@ -34,12 +36,12 @@ final class CohortNotices implements CohortRedis.Notices {
             }
             // Checked in Redis before the hold is taken as lost: a forged notice must not end a
             // hold that Redis still has, nor let a waiter in beside it.
-            cohort.doubt(forced, true);
+            losses.doubt(forced, true);
         }
     }
 
     @Override
     public void connectionLost() {
-        cohort.connectionLost();
+        losses.connectionLost();
     }
 }
