@@ -4,9 +4,7 @@ import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * One client's cohort of one plain lock: the Redis hold that the client takes for its owners
@@ -61,6 +59,8 @@ final class Cohort {
     private final ReleaseOrPass releases;
     /** Its fields guarded by this: doubts, confirmations and losses of the cohort's Redis hold. */
     private final HoldLoss losses;
+    /** Its fields guarded by this: the tries sent to Redis, and what their answers change. */
+    private final RedisTries tries;
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
@@ -69,8 +69,6 @@ final class Cohort {
     private Hold ownerHold;
     private long lastOwner;
     private Runnable stopObserving;
-    /** Guarded by this: when the cohort's try in flight was sent. */
-    private long trySentNanos;
 
     Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
@@ -80,6 +78,7 @@ final class Cohort {
         this.markWithdrawal = new MarkWithdrawal(this, redis, budget.others());
         this.releases = new ReleaseOrPass(this, redis, budget, attendance, queue, deferred, markWithdrawal);
         this.losses = new HoldLoss(this, redis, budget, queue, markWithdrawal);
+        this.tries = new RedisTries(this, redis, budget, attendance, deferred, markWithdrawal, releases, losses);
     }
 
     // ---- acquiring -----------------------------------------------------------------------------
@@ -92,7 +91,6 @@ final class Cohort {
      */
     CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         long now = redis.ticker().read();
-        boolean toRedis = false;
         boolean own = false;
         boolean releaseFirst = false;
         long from = 0;
@@ -127,9 +125,7 @@ final class Cohort {
                     case FREE -> {
                         state = State.ACQUIRING;
                         this.owner = owner;
-                        toRedis = true;
-                        trySentNanos = now;
-                        budget.others().trySent();
+                        tries.cohortTrySent(now);
                         // Before the try is sent: a waiter that the grant finds marked is told then.
                         stopObserving = redis.observe(new CohortNotices(this, losses));
                     }
@@ -169,92 +165,7 @@ final class Cohort {
             }
             return CompletableFuture.completedFuture(answer);
         }
-        if (own) {
-            CompletableFuture<TryResult> sent = after == null ? redis.tryOwnHold(owner, lease, heldToken)
-                    : after.thenCompose(unmarked -> redis.tryOwnHold(owner, lease, heldToken));
-            return sent.whenComplete((reply, failure) -> afterOwnTry(owner, lease, reply, failure, heldToken));
-        }
-        CompletableFuture<TryResult> sent = after == null ? redis.tryCohortHold(lease)
-                : after.thenCompose(unmarked -> redis.tryCohortHold(lease));
-        return sent.handle((reply, failure) -> afterRedisTry(owner, reply, failure));
-    }
-
-    private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure) {
-        boolean granted = failure == null && reply.acquired();
-        boolean giveBack = false;
-        TryResult result = reply;
-        TryResult forDeferred;
-        List<DeferredTries.Deferred> answered;
-        CompletableFuture<Void> withdrawal;
-        synchronized (this) {
-            if (granted && !closed) {
-                state = State.HELD;
-                levels = 1;
-                long now = redis.ticker().read();
-                budget.held(reply.grant(), now);
-                if (losses.connectionLostSince(trySentNanos)) {
-                    // A connection was lost while the try was in flight (its answer came on the new
-                    // one, or behind a WAIT): Redis may have failed over meanwhile.
-                    budget.doubt(now);
-                }
-                throughRedis = false;
-                result = TryResult.acquired(new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), false));
-                redis.renew(new CohortReports(losses, budget.redisToken()));
-            } else if (granted) {
-                // Granted while the client closed: nothing would renew or release it.
-                state = State.RELEASING;
-                this.owner = 0;
-                giveBack = true;
-            } else {
-                state = State.FREE;
-                this.owner = 0;
-                stopObservingLocked();
-                if (failure == null) {
-                    // The try marked the client: the claim stands until its attempt joins the
-                    // waiters, takes the lock, or leaves (abandon), whichever comes first.
-                    budget.others().marked();
-                    attendance.toldBusy(owner);
-                } else if (LockExceptions.isOutcomeUnknown(failure)) {
-                    // It may have run and marked the client: withdrawn when the attempt leaves.
-                    budget.others().marked();
-                }
-            }
-            answered = deferred.take();
-            // After a grant, the hold is passed on to the tries answered here; after "held", they
-            // wait as the try did: an unlock that came after Redis answered it changed the
-            // channel's sequence since each of them last looked, so it still wakes them.
-            forDeferred = granted ? TryResult.busy(budget.heldMillis(redis.ticker().read()))
-                    : failure != null ? TryResult.busy(0) : TryResult.busy(reply.waitMillis());
-            withdrawal = settleIfIdle();
-        }
-        // A second attempt of the granted owner tries again at once, and re-enters.
-        answered.forEach(later -> later.answer().complete(granted && later.owner() == owner ? TryResult.busy(0) : forDeferred));
-        markWithdrawal.send(withdrawal);
-        if (giveBack) {
-            releases.releaseInRedis(false);
-            throw new CompletionException(LockExceptions.clientClosed());
-        }
-        if (failure != null) {
-            throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-        }
-        return result;
-    }
-
-    private void afterOwnTry(long owner, LeaseTerm lease, TryResult reply, Throwable failure, long heldToken) {
-        CompletableFuture<Void> withdrawal;
-        synchronized (this) {
-            attendance.ownTryAnswered();
-            if (failure == null && heldToken == 0 && reply.acquired()) {
-                budget.others().unmarkedByGrant();
-            } else if (failure == null && heldToken == 0 && !reply.holdGone()) {
-                budget.others().marked();
-                attendance.toldBusy(owner);
-            } else if (failure != null && heldToken == 0 && !lease.renewed() && LockExceptions.isOutcomeUnknown(failure)) {
-                budget.others().marked();
-            }
-            withdrawal = settleIfIdle();
-        }
-        markWithdrawal.send(withdrawal);
+        return own ? tries.sendOwnTry(owner, lease, heldToken, after) : tries.sendCohortTry(owner, lease, after);
     }
 
     // ---- releasing -----------------------------------------------------------------------------
@@ -368,6 +279,26 @@ final class Cohort {
         state = State.FREE;
         stopObservingLocked();
         return lostHold;
+    }
+
+    /** Guarded by this: Redis granted the cohort's try; its owner holds one level. */
+    void heldInRedis() {
+        state = State.HELD;
+        levels = 1;
+        throughRedis = false;
+    }
+
+    /** Guarded by this: Redis granted the cohort's try while the client closed; it is released at once. */
+    void grantedWhileClosed() {
+        state = State.RELEASING;
+        owner = 0;
+    }
+
+    /** Guarded by this: the cohort's try failed, or found the lock held. */
+    void notGranted() {
+        state = State.FREE;
+        owner = 0;
+        stopObservingLocked();
     }
 
     /** Guarded by this. @return the current owner's hold, once recorded; else null */
