@@ -14,20 +14,18 @@ import java.util.concurrent.CompletableFuture;
  * in Redis; the others wait here, not in Redis, so the cohort never sends two), {@code HELD} (one
  * local owner holds, with its levels counted here), {@code PASSING} (the last owner released
  * while others wait: the Redis hold stays, and the first local try takes it), {@code RELEASING}
- * (the Redis hold is being released). Every transition is made under this object's monitor;
- * Redis calls and the owners' {@link Hold}s are called outside it.
+ * (the Redis hold is being released). This class keeps the states, the owner and its levels, and
+ * decides each try; fixed leases never go through the cohort, so no local successor extends the
+ * client's hold beyond what it asked for, but their tries mark the client as the cohort's do
+ * (rule 4). The rest is its parts': what may be passed on, the {@link HandOffBudget}'s (rules 1–3
+ * and the token block); the waits for a hand-off, the {@link LocalQueue}'s; the tries in Redis,
+ * {@link RedisTries}; a last release, passed on or released in Redis, {@link ReleaseOrPass}; a
+ * hold doubted or found gone, {@link HoldLoss} (rule 5); the client's claim on the lock (its
+ * waiting mark), withdrawn before the cohort leaves by {@link MarkWithdrawal} (rule 6).
  *
- * <p>What may be passed on, and how often, is the {@link HandOffBudget}'s to say (rules 1–3 and
- * the token block); the waits for a hand-off are the {@link LocalQueue}'s. The rules kept here: a
- * passed hold waits at most {@code PASS_NANOS} for a local waiter, then goes to Redis; while
- * another client may wait unheard of, it waits for the read of the mark first
- * ({@link OtherClients#mustHearFirst}); fixed leases never go through the cohort, so no local
- * successor extends the client's hold beyond what it asked for, but their tries mark the client
- * as the cohort's do (rule 4); a hold found gone (a renewal, a confirmed {@code !force} notice, a
- * lease that ran out unconfirmed) ends the cohort: the current owner's hold is lost, and the
- * waiters try Redis again, for a new hold with new tokens (rule 5); the client's claim on the
- * lock (its waiting mark) stands while an attempt of its own may still come for the lock, and is
- * withdrawn, before the cohort leaves, when the last one has gone (rule 6). Thread-safe.
+ * <p>Thread-safe. Every transition is made under this object's monitor, which guards the parts'
+ * fields too; Redis calls, the owners' {@link Hold}s, the local signals and the completions of
+ * futures are called outside it.
  */
 final class Cohort {
 
@@ -199,25 +197,19 @@ final class Cohort {
         return releases.carryOut(last);
     }
 
-    // ---- the owner's hold, doubts and losses ---------------------------------------------------
+    // ---- the owner's hold and transitions that the parts decide -----------------------------------
 
-    /** A local grant was recorded in the owner's hold: the cohort confirms it and ends it with itself. */
-    void started(long owner, long token, Hold hold) {
-        boolean current;
-        synchronized (this) {
-            current = state == State.HELD && this.owner == owner && budget.token() == token;
-            if (current) {
-                ownerHold = hold;
-            }
+    /**
+     * Guarded by this: a local grant was recorded in the owner's hold.
+     *
+     * @return true if the grant is still the current one, and the hold is the owner's from now on
+     */
+    boolean recordOwnerHold(long owner, long token, Hold hold) {
+        boolean current = state == State.HELD && this.owner == owner && budget.token() == token;
+        if (current) {
+            ownerHold = hold;
         }
-        hold.onLoss((lostHold, mayRemainInRedis) -> ownerLost(lostHold, mayRemainInRedis));
-        if (!current && hold.isHeld()) {
-            hold.lose("the client's hold in Redis was lost before the grant was recorded", false);
-        } else if (current && hold.isLost()) {
-            // Lost between its recording and the handler above: the owner will not release it, so
-            // the cohort ends it (in Redis too: the loss may have been its lease taken as run out).
-            ownerLost(hold, true);
-        }
+        return current;
     }
 
     /**
@@ -240,17 +232,6 @@ final class Cohort {
         if (giveBack) {
             release(owner);
         }
-    }
-
-    private void ownerLost(Hold hold, boolean mayRemainInRedis) {
-        long current;
-        synchronized (this) {
-            if (state != State.HELD || ownerHold != hold) {
-                return;
-            }
-            current = budget.redisToken();
-        }
-        losses.lost(hold.lossReason(), mayRemainInRedis, current);
     }
 
     /** Another client waits for the lock, as a notice told: the cohort bounds its hand-offs. */

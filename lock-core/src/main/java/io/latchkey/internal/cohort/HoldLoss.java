@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What the cohort does when its Redis hold, known by its token, is doubted, confirmed or lost
- * (rules 3 and 5): a doubt stops the hand-offs until a confirmation sent after it arrives; a
+ * (rules 3 and 5), and how the hold of each owner granted locally is tied to it: a doubt stops the hand-offs until a confirmation sent after it arrives; a
  * confirmation extends the lease as the cohort and its owner's hold know it; a loss ends the
  * cohort, loses its owner's hold, and sends every local waiter back to Redis, for a new hold with
  * new tokens. Reports about a hold other than the cohort's current one change nothing.
@@ -31,6 +31,33 @@ final class HoldLoss {
         this.budget = budget;
         this.queue = queue;
         this.markWithdrawal = markWithdrawal;
+    }
+
+    /** A local grant was recorded in the owner's hold: the cohort confirms it and ends it with itself. */
+    void started(long owner, long token, Hold hold) {
+        boolean current;
+        synchronized (cohort) {
+            current = cohort.recordOwnerHold(owner, token, hold);
+        }
+        hold.onLoss((lostHold, mayRemainInRedis) -> ownerLost(lostHold, mayRemainInRedis));
+        if (!current && hold.isHeld()) {
+            hold.lose("the client's hold in Redis was lost before the grant was recorded", false);
+        } else if (current && hold.isLost()) {
+            // Lost between its recording and the handler above: the owner will not release it, so
+            // the cohort ends it (in Redis too: the loss may have been its lease taken as run out).
+            ownerLost(hold, true);
+        }
+    }
+
+    private void ownerLost(Hold hold, boolean mayRemainInRedis) {
+        long current;
+        synchronized (cohort) {
+            if (!cohort.is(Cohort.State.HELD) || cohort.ownerHold() != hold) {
+                return;
+            }
+            current = budget.redisToken();
+        }
+        lost(hold.lossReason(), mayRemainInRedis, current);
     }
 
     /** A connection of the client was lost: the cohort's hold may be gone with Redis's data. */

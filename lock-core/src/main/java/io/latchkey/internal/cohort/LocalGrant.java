@@ -37,7 +37,7 @@ final class LocalGrant implements TryResult.Grant {
 
     @Override
     public void start(Hold hold) {
-        cohort.started(owner, token, hold);
+        cohort.losses().started(owner, token, hold);
     }
 
     @Override
