@@ -79,7 +79,7 @@ final class Cohort {
         this.tries = new RedisTries(this, redis, budget, attendance, deferred, markWithdrawal, releases, losses);
     }
 
-    // ---- acquiring -----------------------------------------------------------------------------
+    // ---- what owners, their wake-ups and the registry call --------------------------------------
 
     /**
      * One try of an owner: for the cohort's hold (a watchdog lease), a re-entry, or a hold of the
@@ -125,7 +125,7 @@ final class Cohort {
                         this.owner = owner;
                         tries.cohortTrySent(now);
                         // Before the try is sent: a waiter that the grant finds marked is told then.
-                        stopObserving = redis.observe(new CohortNotices(this, losses));
+                        stopObserving = redis.observe(new CohortNotices(this, budget.others(), losses));
                     }
                     case PASSING -> {
                         if (releases.waitsForMark()) {
@@ -166,8 +166,6 @@ final class Cohort {
         return own ? tries.sendOwnTry(owner, lease, heldToken, after) : tries.sendCohortTry(owner, lease, after);
     }
 
-    // ---- releasing -----------------------------------------------------------------------------
-
     /** @return the release; null if this cohort retired (look it up again) */
     CompletableFuture<Void> release(long owner) {
         CompletableFuture<Void> withdrawal;
@@ -195,131 +193,6 @@ final class Cohort {
             return redis.releaseOwnHold(owner);
         }
         return releases.carryOut(last);
-    }
-
-    // ---- the owner's hold and transitions that the parts decide -----------------------------------
-
-    /**
-     * Guarded by this: a local grant was recorded in the owner's hold.
-     *
-     * @return true if the grant is still the current one, and the hold is the owner's from now on
-     */
-    boolean recordOwnerHold(long owner, long token, Hold hold) {
-        boolean current = state == State.HELD && this.owner == owner && budget.token() == token;
-        if (current) {
-            ownerHold = hold;
-        }
-        return current;
-    }
-
-    /**
-     * A local grant that the acquire loop could not record: the owner's hold was given up for lost
-     * meanwhile, and the owner is told so instead. The level is given back, so that the cohort is
-     * not left held for an owner that does not know it holds.
-     */
-    void refused(long owner, long token, boolean reentry) {
-        boolean giveBack;
-        synchronized (this) {
-            giveBack = state == State.HELD && this.owner == owner && budget.token() == token;
-            if (giveBack && reentry) {
-                levels--;
-                return;
-            }
-            if (giveBack) {
-                levels = 1;
-            }
-        }
-        if (giveBack) {
-            release(owner);
-        }
-    }
-
-    /** Another client waits for the lock, as a notice told: the cohort bounds its hand-offs. */
-    synchronized void anotherClientWaits() {
-        if (state != State.FREE) {
-            budget.others().waits();
-        }
-    }
-
-    /** A force-unlock by this client deleted the lock: whatever hold the cohort had is gone. */
-    void forced() {
-        losses.forced();
-    }
-
-    /**
-     * Guarded by this: the cohort's Redis hold is gone; the cohort is free, for a new hold.
-     *
-     * @return the owner's hold, to be lost once the monitor is left; null if none was recorded
-     */
-    Hold end() {
-        Hold lostHold = ownerHold;
-        ownerHold = null;
-        owner = 0;
-        levels = 0;
-        releases.cancel();
-        state = State.FREE;
-        stopObservingLocked();
-        return lostHold;
-    }
-
-    /** Guarded by this: Redis granted the cohort's try; its owner holds one level. */
-    void heldInRedis() {
-        state = State.HELD;
-        levels = 1;
-        throughRedis = false;
-    }
-
-    /** Guarded by this: Redis granted the cohort's try while the client closed; it is released at once. */
-    void grantedWhileClosed() {
-        state = State.RELEASING;
-        owner = 0;
-    }
-
-    /** Guarded by this: the cohort's try failed, or found the lock held. */
-    void notGranted() {
-        state = State.FREE;
-        owner = 0;
-        stopObservingLocked();
-    }
-
-    /** Guarded by this. @return the current owner's hold, once recorded; else null */
-    Hold ownerHold() {
-        return ownerHold;
-    }
-
-    /** Guarded by this. */
-    private void stopObservingLocked() {
-        if (stopObserving != null) {
-            stopObserving.run();
-            stopObserving = null;
-        }
-    }
-
-    // ---- queries -------------------------------------------------------------------------------
-
-    /**
-     * @return the owner's levels and the token of the cohort's Redis hold if the owner holds
-     *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
-     */
-    synchronized LocalHold localHold(long owner) {
-        return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
-    }
-
-    // ---- attempts and local waiters ------------------------------------------------------------
-
-    /** @return the local half of the wake-ups */
-    LocalQueue queue() {
-        return queue;
-    }
-
-    /** @return the Redis side */
-    CohortRedis redis() {
-        return redis;
-    }
-
-    /** @return what ends or confirms the cohort's Redis hold */
-    HoldLoss losses() {
-        return losses;
     }
 
     /** @return false if this cohort retired (look it up again); else the owner counts as a waiter */
@@ -365,6 +238,31 @@ final class Cohort {
     }
 
     /**
+     * @return the owner's levels and the token of the cohort's Redis hold if the owner holds
+     *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
+     */
+    synchronized LocalHold localHold(long owner) {
+        return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
+    }
+
+    /** @return the local half of the wake-ups */
+    LocalQueue queue() {
+        return queue;
+    }
+
+    /** @return the Redis side */
+    CohortRedis redis() {
+        return redis;
+    }
+
+    /** @return what ends or confirms the cohort's Redis hold */
+    HoldLoss losses() {
+        return losses;
+    }
+
+    // ---- under the monitor: what the parts ask and the transitions they make --------------------
+
+    /**
      * Guarded by this: once nothing of this client holds, waits, tries or decides here, the cohort
      * leaves the registry, so that the client keeps none per idle lock; but first, if its mark
      * stands, the mark is withdrawn, the cohort's next try goes after that, and it leaves only
@@ -391,22 +289,17 @@ final class Cohort {
         return this.state == state;
     }
 
-    /** Guarded by this: a transition that a part of the cohort decided. */
+    /** Guarded by this: a transition; the cohort hears the lock's notices from its try until it is free again. */
     void moveTo(State next) {
         state = next;
+        if (next == State.FREE) {
+            stopObservingLocked();
+        }
     }
 
     /** Guarded by this. @return whether the cohort has, or passes on, its Redis hold {@code heldToken} */
     boolean holdsInRedis(long heldToken) {
         return (state == State.HELD || state == State.PASSING) && budget.redisToken() == heldToken;
-    }
-
-    /** Guarded by this: the cohort's Redis hold was released; unless a new try took over, it is free. */
-    void releasedInRedis() {
-        if (state == State.RELEASING) {
-            state = State.FREE;
-            stopObservingLocked();
-        }
     }
 
     /** Guarded by this. @return whether an owner of this client waits with a fixed lease */
@@ -417,6 +310,84 @@ final class Cohort {
     /** Guarded by this. @return whether the client is closing */
     boolean isClosed() {
         return closed;
+    }
+
+    /** Guarded by this. @return the current owner's hold, once recorded; else null */
+    Hold ownerHold() {
+        return ownerHold;
+    }
+
+    /**
+     * Guarded by this: a local grant was recorded in the owner's hold.
+     *
+     * @return true if the grant is still the current one, and the hold is the owner's from now on
+     */
+    boolean recordOwnerHold(long owner, long token, Hold hold) {
+        boolean current = isCurrentGrant(owner, token);
+        if (current) {
+            ownerHold = hold;
+        }
+        return current;
+    }
+
+    /**
+     * Guarded by this: a local grant that the acquire loop could not record gives its level back.
+     *
+     * @return true if it was the owner's first, now its only level, which the caller releases
+     */
+    boolean giveBack(long owner, long token, boolean reentry) {
+        if (!isCurrentGrant(owner, token)) {
+            return false;
+        }
+        levels = reentry ? levels - 1 : 1;
+        return !reentry;
+    }
+
+    /** Guarded by this. @return whether the owner holds through the cohort by the grant of {@code token} */
+    private boolean isCurrentGrant(long owner, long token) {
+        return state == State.HELD && this.owner == owner && budget.token() == token;
+    }
+
+    /**
+     * Guarded by this: the cohort's Redis hold is gone; the cohort is free, for a new hold.
+     *
+     * @return the owner's hold, to be lost once the monitor is left; null if none was recorded
+     */
+    Hold end() {
+        Hold lostHold = ownerHold;
+        ownerHold = null;
+        owner = 0;
+        levels = 0;
+        releases.cancel();
+        moveTo(State.FREE);
+        return lostHold;
+    }
+
+    /** Guarded by this: Redis granted the cohort's try; its owner holds one level. */
+    void heldInRedis() {
+        state = State.HELD;
+        levels = 1;
+        throughRedis = false;
+    }
+
+    /** Guarded by this: Redis granted the cohort's try while the client closed; it is released at once. */
+    void grantedWhileClosed() {
+        state = State.RELEASING;
+        owner = 0;
+    }
+
+    /** Guarded by this: the cohort's try failed, or found the lock held. */
+    void notGranted() {
+        owner = 0;
+        moveTo(State.FREE);
+    }
+
+    /** Guarded by this. */
+    private void stopObservingLocked() {
+        if (stopObserving != null) {
+            stopObserving.run();
+            stopObserving = null;
+        }
     }
 
     @Override

@@ -106,7 +106,7 @@ public final class CohortLockProtocol implements LockProtocol {
         return plain.forceRelease().thenApply(deleted -> {
             Cohort cohort = cohorts.existing(plain.identity());
             if (deleted && cohort != null) {
-                cohort.forced();
+                cohort.losses().forced();
             }
             return deleted;
         });

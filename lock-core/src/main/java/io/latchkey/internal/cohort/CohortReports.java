@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-/** What the watchdog finds of one Redis hold of a cohort, known by its token. */
+/** What the watchdog finds of one Redis hold of a cohort, known by its token, told to its {@link HoldLoss}. Immutable. */
 final class CohortReports implements CohortRedis.HoldReports {
 
     private final HoldLoss losses;

@@ -49,6 +49,21 @@ final class HoldLoss {
         }
     }
 
+    /**
+     * A local grant that the acquire loop could not record: the owner's hold was given up for lost
+     * meanwhile, and the owner is told so instead. The level is given back, so that the cohort is
+     * not left held for an owner that does not know it holds.
+     */
+    void refused(long owner, long token, boolean reentry) {
+        boolean giveBack;
+        synchronized (cohort) {
+            giveBack = cohort.giveBack(owner, token, reentry);
+        }
+        if (giveBack) {
+            cohort.release(owner);
+        }
+    }
+
     private void ownerLost(Hold hold, boolean mayRemainInRedis) {
         long current;
         synchronized (cohort) {

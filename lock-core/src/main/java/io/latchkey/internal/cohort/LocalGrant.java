@@ -42,6 +42,6 @@ final class LocalGrant implements TryResult.Grant {
 
     @Override
     public void refuse() {
-        cohort.refused(owner, token, reentry);
+        cohort.losses().refused(owner, token, reentry);
     }
 }

@@ -190,7 +190,9 @@ final class ReleaseOrPass {
             List<DeferredTries.Deferred> answered;
             CompletableFuture<Void> withdrawal;
             synchronized (cohort) {
-                cohort.releasedInRedis();
+                if (cohort.is(State.RELEASING)) {
+                    cohort.moveTo(State.FREE);
+                }
                 wake = attendance.anyWaiter();
                 answered = deferred.take();
                 // The last waiter may have left while the release was in flight: a requeue's mark
