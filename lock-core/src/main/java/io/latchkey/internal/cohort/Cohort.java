@@ -4,12 +4,7 @@ import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
-import io.netty.util.Timeout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One client's cohort of one plain lock: the Redis hold that the client takes for its owners
@@ -19,30 +14,25 @@ import java.util.concurrent.TimeUnit;
  * in Redis; the others wait here, not in Redis, so the cohort never sends two), {@code HELD} (one
  * local owner holds, with its levels counted here), {@code PASSING} (the last owner released
  * while others wait: the Redis hold stays, and the first local try takes it), {@code RELEASING}
- * (the Redis hold is being released). Every transition is made under this object's monitor;
- * Redis calls and the owners' {@link Hold}s are called outside it.
+ * (the Redis hold is being released). This class keeps the states, the owner and its levels, and
+ * decides each try; fixed leases never go through the cohort, so no local successor extends the
+ * client's hold beyond what it asked for, but their tries mark the client as the cohort's do
+ * (rule 4). The rest is its parts': what may be passed on, the {@link HandOffBudget}'s (rules 1–3
+ * and the token block); the waits for a hand-off, the {@link LocalQueue}'s; the tries in Redis,
+ * {@link RedisTries}; a last release, passed on or released in Redis, {@link ReleaseOrPass}; a
+ * hold doubted or found gone, {@link HoldLoss} (rule 5); the client's claim on the lock (its
+ * waiting mark), withdrawn before the cohort leaves by {@link MarkWithdrawal} (rule 6).
  *
- * <p>What may be passed on, and how often, is the {@link HandOffBudget}'s to say (rules 1–3 and
- * the token block); the waits for a hand-off are the {@link LocalQueue}'s. The rules kept here: a
- * passed hold waits at most {@code PASS_NANOS} for a local waiter, then goes to Redis; while
- * another client may wait unheard of, it waits for the read of the mark first
- * ({@link OtherClients#mustHearFirst}); fixed leases never go through the cohort, so no local
- * successor extends the client's hold beyond what it asked for, but their tries mark the client
- * as the cohort's do (rule 4); a hold found gone (a renewal, a confirmed {@code !force} notice, a
- * lease that ran out unconfirmed) ends the cohort: the current owner's hold is lost, and the
- * waiters try Redis again, for a new hold with new tokens (rule 5); the client's claim on the
- * lock (its waiting mark) stands while an attempt of its own may still come for the lock, and is
- * withdrawn, before the cohort leaves, when the last one has gone (rule 6). Thread-safe.
+ * <p>Thread-safe. Every transition is made under this object's monitor, which guards the parts'
+ * fields too; Redis calls, the owners' {@link Hold}s, the local signals and the completions of
+ * futures are called outside it.
  */
 final class Cohort {
 
-    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-    /** How long a passed hold waits for a local waiter to take it before it is released in Redis. */
-    private static final long PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    /** How many times a withdrawal of the client's mark is sent before the mark is left to run out. */
-    private static final int MAX_WITHDRAWALS = 3;
+    static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
-    private enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
+    /** The cohort's states, as the class comment describes them. */
+    enum State { FREE, ACQUIRING, HELD, PASSING, RELEASING }
 
     private final Cohorts registry;
     private final Object identity;
@@ -59,43 +49,37 @@ final class Cohort {
     private boolean closed;
     /** Guarded by this: who of the client waits, decides or tries here. */
     private final Attendance attendance = new Attendance();
-    /**
-     * Guarded by this: tries that found a Redis call of the cohort in flight, answered as that
-     * call ends. They share its answer rather than try Redis again one after another: a client's
-     * waiters send one try at a time, and no more than the lock's messages call for.
-     */
-    private final List<Deferred> deferred = new ArrayList<>();
+    /** Guarded by this: tries that found a Redis call of the cohort in flight. */
+    private final DeferredTries deferred = new DeferredTries(attendance);
+    /** Its fields guarded by this: the withdrawal of the client's mark. */
+    private final MarkWithdrawal markWithdrawal;
+    /** Its fields guarded by this: a last release's hand-off or release in Redis. */
+    private final ReleaseOrPass releases;
+    /** Its fields guarded by this: doubts, confirmations and losses of the cohort's Redis hold. */
+    private final HoldLoss losses;
+    /** Its fields guarded by this: the tries sent to Redis, and what their answers change. */
+    private final RedisTries tries;
     /** Guarded by this: an owner of this client waits with a fixed lease, which only Redis can grant. */
     private boolean throughRedis;
-    /** Guarded by this: the withdrawal of the client's mark in flight; the next try goes after it. */
-    private CompletableFuture<Void> unmarking;
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
     private long owner;
     private int levels;
     private Hold ownerHold;
     private long lastOwner;
-    private Timeout passGuard;
-    /**
-     * Guarded by this: the hold was passed on (PASSING) but no local waiter may take it before
-     * the read of the waiting mark in flight is answered ({@link OtherClients#mustHearFirst}).
-     */
-    private boolean waitingForMark;
     private Runnable stopObserving;
-    /** Guarded by this: when the cohort's try in flight was sent, and when a connection was last lost. */
-    private long trySentNanos;
-    private boolean connectionLost;
-    private long lastLossNanos;
-    /** Guarded by this: withdrawals of the mark that failed in a row. */
-    private int failedWithdrawals;
 
     Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
         this.identity = identity;
         this.redis = redis;
         this.budget = budget;
+        this.markWithdrawal = new MarkWithdrawal(this, redis, budget.others());
+        this.releases = new ReleaseOrPass(this, redis, budget, attendance, queue, deferred, markWithdrawal);
+        this.losses = new HoldLoss(this, redis, budget, queue, markWithdrawal);
+        this.tries = new RedisTries(this, redis, budget, attendance, deferred, markWithdrawal, releases, losses);
     }
 
-    // ---- acquiring -----------------------------------------------------------------------------
+    // ---- what owners, their wake-ups and the registry call --------------------------------------
 
     /**
      * One try of an owner: for the cohort's hold (a watchdog lease), a re-entry, or a hold of the
@@ -105,13 +89,11 @@ final class Cohort {
      */
     CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         long now = redis.ticker().read();
-        boolean toRedis = false;
         boolean own = false;
         boolean releaseFirst = false;
         long from = 0;
         TryResult answer = null;
         CompletableFuture<TryResult> later = null;
-        boolean requeue = false;
         CompletableFuture<Void> after;
         synchronized (this) {
             if (retired) {
@@ -127,59 +109,50 @@ final class Cohort {
             }
             // Every try goes after a withdrawal of the client's mark in flight, which would else
             // delete the mark the try sets.
-            after = unmarking;
+            after = markWithdrawal.inFlight();
             if (heldToken != 0 || !lease.renewed()) {
                 // A hold of the owner's own in Redis, or a fixed lease: only Redis can grant it.
                 own = true;
                 attendance.ownTrySent();
                 if (!lease.renewed() && (state == State.HELD || state == State.PASSING)) {
                     throughRedis = true;
-                    releaseFirst = state == State.PASSING && endPassing();
+                    releaseFirst = state == State.PASSING && releases.end();
                 }
             } else {
                 switch (state) {
                     case FREE -> {
                         state = State.ACQUIRING;
                         this.owner = owner;
-                        toRedis = true;
-                        trySentNanos = now;
-                        budget.others().trySent();
+                        tries.cohortTrySent(now);
                         // Before the try is sent: a waiter that the grant finds marked is told then.
-                        stopObserving = redis.observe(new CohortNotices(this));
+                        stopObserving = redis.observe(new CohortNotices(this, budget.others(), losses));
                     }
                     case PASSING -> {
-                        if (waitingForMark) {
+                        if (releases.waitsForMark()) {
                             answer = TryResult.busy(budget.heldMillis(now));
                             attendance.toldBusy(owner);
                         } else if (budget.mayTake(now)) {
-                            cancelPassGuard();
+                            releases.cancel();
                             state = State.HELD;
                             this.owner = owner;
                             levels = 1;
                             from = lastOwner;
                             answer = TryResult.acquired(new LocalGrant(this, owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
                         } else {
-                            releaseFirst = endPassing();
-                            later = defer(owner);
+                            releaseFirst = releases.end();
+                            later = deferred.defer(owner);
                         }
                     }
                     case HELD -> {
                         answer = TryResult.busy(budget.heldMillis(now));
                         attendance.toldBusy(owner);
                     }
-                    default -> later = defer(owner);
+                    default -> later = deferred.defer(owner);
                 }
             }
         }
         if (releaseFirst) {
-            synchronized (this) {
-                // Owners of this client still wait (the one trying, at least): as releaseLast does.
-                requeue = attendance.anyWaiter();
-                if (requeue) {
-                    budget.others().marked();
-                }
-            }
-            releaseInRedis(requeue);
+            releases.releaseEnded();
         }
         if (later != null) {
             return later;
@@ -190,127 +163,13 @@ final class Cohort {
             }
             return CompletableFuture.completedFuture(answer);
         }
-        if (own) {
-            CompletableFuture<TryResult> sent = after == null ? redis.tryOwnHold(owner, lease, heldToken)
-                    : after.thenCompose(unmarked -> redis.tryOwnHold(owner, lease, heldToken));
-            return sent.whenComplete((reply, failure) -> afterOwnTry(owner, lease, reply, failure, heldToken));
-        }
-        CompletableFuture<TryResult> sent = after == null ? redis.tryCohortHold(lease)
-                : after.thenCompose(unmarked -> redis.tryCohortHold(lease));
-        return sent.handle((reply, failure) -> afterRedisTry(owner, reply, failure));
+        return own ? tries.sendOwnTry(owner, lease, heldToken, after) : tries.sendCohortTry(owner, lease, after);
     }
-
-    private TryResult afterRedisTry(long owner, TryResult reply, Throwable failure) {
-        boolean granted = failure == null && reply.acquired();
-        boolean giveBack = false;
-        TryResult result = reply;
-        TryResult forDeferred;
-        List<Deferred> answered;
-        CompletableFuture<Void> withdrawal;
-        synchronized (this) {
-            if (granted && !closed) {
-                state = State.HELD;
-                levels = 1;
-                long now = redis.ticker().read();
-                budget.held(reply.grant(), now);
-                if (connectionLost && lastLossNanos - trySentNanos >= 0) {
-                    // A connection was lost while the try was in flight (its answer came on the new
-                    // one, or behind a WAIT): Redis may have failed over meanwhile.
-                    budget.doubt(now);
-                }
-                throughRedis = false;
-                result = TryResult.acquired(new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), false));
-                redis.renew(new CohortReports(this, budget.redisToken()));
-            } else if (granted) {
-                // Granted while the client closed: nothing would renew or release it.
-                state = State.RELEASING;
-                this.owner = 0;
-                giveBack = true;
-            } else {
-                state = State.FREE;
-                this.owner = 0;
-                stopObservingLocked();
-                if (failure == null) {
-                    // The try marked the client: the claim stands until its attempt joins the
-                    // waiters, takes the lock, or leaves (abandon), whichever comes first.
-                    budget.others().marked();
-                    attendance.toldBusy(owner);
-                } else if (LockExceptions.isOutcomeUnknown(failure)) {
-                    // It may have run and marked the client: withdrawn when the attempt leaves.
-                    budget.others().marked();
-                }
-            }
-            answered = takeDeferred(true);
-            // After a grant, the hold is passed on to the tries answered here; after "held", they
-            // wait as the try did: an unlock that came after Redis answered it changed the
-            // channel's sequence since each of them last looked, so it still wakes them.
-            forDeferred = granted ? TryResult.busy(budget.heldMillis(redis.ticker().read()))
-                    : failure != null ? TryResult.busy(0) : TryResult.busy(reply.waitMillis());
-            withdrawal = settleIfIdle();
-        }
-        // A second attempt of the granted owner tries again at once, and re-enters.
-        answered.forEach(later -> later.answer().complete(granted && later.owner() == owner ? TryResult.busy(0) : forDeferred));
-        withdraw(withdrawal);
-        if (giveBack) {
-            releaseInRedis(false);
-            throw new CompletionException(LockExceptions.clientClosed());
-        }
-        if (failure != null) {
-            throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-        }
-        return result;
-    }
-
-    private void afterOwnTry(long owner, LeaseTerm lease, TryResult reply, Throwable failure, long heldToken) {
-        CompletableFuture<Void> withdrawal;
-        synchronized (this) {
-            attendance.ownTryAnswered();
-            if (failure == null && heldToken == 0 && reply.acquired()) {
-                budget.others().unmarkedByGrant();
-            } else if (failure == null && heldToken == 0 && !reply.holdGone()) {
-                budget.others().marked();
-                attendance.toldBusy(owner);
-            } else if (failure != null && heldToken == 0 && !lease.renewed() && LockExceptions.isOutcomeUnknown(failure)) {
-                budget.others().marked();
-            }
-            withdrawal = settleIfIdle();
-        }
-        withdraw(withdrawal);
-    }
-
-    /** Guarded by this: a try that found a Redis call of the cohort in flight; answered as it ends. */
-    private CompletableFuture<TryResult> defer(long owner) {
-        CompletableFuture<TryResult> later = new CompletableFuture<>();
-        deferred.add(new Deferred(owner, later));
-        return later;
-    }
-
-    /**
-     * Guarded by this: the deferred tries, to be answered "busy" once the monitor is left; their
-     * owners count as undecided until they join the waiters or leave.
-     */
-    private List<Deferred> takeDeferred(boolean busy) {
-        if (deferred.isEmpty()) {
-            return List.of();
-        }
-        List<Deferred> taken = new ArrayList<>(deferred);
-        deferred.clear();
-        if (busy) {
-            taken.forEach(later -> attendance.toldBusy(later.owner()));
-        }
-        return taken;
-    }
-
-    /** A try deferred behind a Redis call of the cohort. */
-    private record Deferred(long owner, CompletableFuture<TryResult> answer) {
-    }
-
-    // ---- releasing -----------------------------------------------------------------------------
 
     /** @return the release; null if this cohort retired (look it up again) */
     CompletableFuture<Void> release(long owner) {
         CompletableFuture<Void> withdrawal;
-        Release last;
+        ReleaseOrPass.Release last;
         synchronized (this) {
             if (retired) {
                 return null;
@@ -319,7 +178,10 @@ final class Cohort {
                 if (--levels > 0) {
                     return DONE;
                 }
-                last = releaseLast(owner);
+                ownerHold = null;
+                lastOwner = owner;
+                this.owner = 0;
+                last = releases.decide(owner);
                 withdrawal = null;
             } else {
                 last = null;
@@ -327,379 +189,10 @@ final class Cohort {
             }
         }
         if (last == null) {
-            withdraw(withdrawal);
+            markWithdrawal.send(withdrawal);
             return redis.releaseOwnHold(owner);
         }
-        if (!last.passed()) {
-            // With owners still waiting (its bound was reached, or its lease or token block ran
-            // out), the release marks the client as waiting in the same script: the next holder's
-            // grant finds the mark and bounds its hand-offs from the start. Left to the waiters'
-            // next try, a round trip later, the mark was seen to come 7 ms late, a thousand
-            // hand-offs.
-            return releaseInRedis(last.requeue());
-        }
-        if (last.signal()) {
-            queue.signalOne();
-        }
-        if (last.readMark()) {
-            readMark(last.heldToken(), last.readAt());
-        }
-        return DONE;
-    }
-
-    /** Guarded by this: the owner's last level; the hold is passed on, or to be released in Redis. */
-    private Release releaseLast(long owner) {
-        ownerHold = null;
-        lastOwner = owner;
-        this.owner = 0;
-        long now = redis.ticker().read();
-        boolean stillWaiting = attendance.waitersBesides(owner);
-        if (!stillWaiting || throughRedis || !budget.mayPassOn(now)) {
-            state = State.RELEASING;
-            if (stillWaiting) {
-                budget.others().marked();
-            }
-            return new Release(false, stillWaiting, false, false, 0, 0);
-        }
-        state = State.PASSING;
-        schedulePassGuard();
-        OtherClients others = budget.others();
-        long token = budget.token();
-        boolean readMark = others.readDue(now, token);
-        waitingForMark = others.mustHearFirst(now, token);
-        return new Release(true, false, !waitingForMark, readMark, budget.redisToken(), token);
-    }
-
-    /** What a last release decided under the monitor, done outside it. */
-    private record Release(boolean passed, boolean requeue, boolean signal, boolean readMark, long heldToken, long readAt) {
-    }
-
-    /**
-     * Reads the waiting mark while the hold is passed on, every half bound of hand-offs or every
-     * {@link io.latchkey.LockConfig.LocalHandOff#maxTime()}, whichever comes first: the notices of
-     * other clients' tries come over pub/sub, which a busy machine was seen to hold up for
-     * seconds, and a waiting client must not wait that long for its turn. One GET at a time, at
-     * most one per half bound of grants, and none while the lock is not passed on. While the last
-     * answer is a whole bound of hand-offs old, or the read is unanswered for {@code maxTime}, the
-     * passed hold waits for the answer ({@link OtherClients#mustHearFirst}), and then goes on or
-     * to Redis.
-     */
-    private void readMark(long heldToken, long readAt) {
-        redis.readMark().whenComplete((marked, failure) -> heard(heldToken, readAt, failure == null ? marked : null, failure == null));
-    }
-
-    private void heard(long heldToken, long readAt, String marked, boolean answered) {
-        boolean pass = false;
-        boolean release = false;
-        boolean requeue = false;
-        synchronized (this) {
-            OtherClients others = budget.others();
-            if (answered) {
-                others.readAnswered(readAt);
-            } else {
-                others.readFailed(readAt);
-            }
-            boolean current = (state == State.HELD || state == State.PASSING) && budget.redisToken() == heldToken;
-            if (current && marked != null && !marked.equals(redis.client())) {
-                others.waits();
-            }
-            if (current && state == State.PASSING && waitingForMark) {
-                waitingForMark = false;
-                long now = redis.ticker().read();
-                pass = attendance.anyWaiter() && !throughRedis && budget.mayPassOn(now) && !others.mustHearFirst(now, budget.token());
-                if (!pass) {
-                    requeue = attendance.anyWaiter();
-                    release = endPassing();
-                    if (requeue) {
-                        others.marked();
-                    }
-                }
-            }
-        }
-        if (pass) {
-            queue.signalOne();
-        }
-        if (release) {
-            releaseInRedis(requeue);
-        }
-    }
-
-    /** Guarded by this: a passed hold nobody took; true if the caller must release it in Redis. */
-    private boolean endPassing() {
-        if (state != State.PASSING) {
-            return false;
-        }
-        cancelPassGuard();
-        waitingForMark = false;
-        state = State.RELEASING;
-        return true;
-    }
-
-    private CompletableFuture<Void> releaseInRedis(boolean requeue) {
-        return redis.releaseCohortHold(requeue).whenComplete((ok, failure) -> {
-            boolean wake;
-            List<Deferred> answered;
-            CompletableFuture<Void> withdrawal;
-            synchronized (this) {
-                if (state == State.RELEASING) {
-                    state = State.FREE;
-                    stopObservingLocked();
-                }
-                wake = attendance.anyWaiter();
-                answered = takeDeferred(true);
-                // The last waiter may have left while the release was in flight: a requeue's mark
-                // would then name a client that no longer waits.
-                withdrawal = settleIfIdle();
-            }
-            if (wake) {
-                // Redis's unlock message wakes one waiter of the channel too, but it may come
-                // late, and the client knows already: one of its waiters tries Redis, the others
-                // share that try's answer.
-                queue.signalAll();
-            }
-            answered.forEach(later -> later.answer().complete(TryResult.busy(0)));
-            withdraw(withdrawal);
-        });
-    }
-
-    /** Guarded by this. */
-    private void schedulePassGuard() {
-        try {
-            passGuard = redis.timer().newTimeout(this::passTimedOut, PASS_NANOS, TimeUnit.NANOSECONDS);
-        } catch (IllegalStateException timerStopped) {
-            passGuard = null; // the client is closing
-        }
-    }
-
-    /** Guarded by this. */
-    private void cancelPassGuard() {
-        if (passGuard != null) {
-            passGuard.cancel();
-            passGuard = null;
-        }
-    }
-
-    private void passTimedOut(Timeout timeout) {
-        boolean release;
-        boolean requeue;
-        synchronized (this) {
-            release = passGuard == timeout && endPassing();
-            // Owners may still wait: one that has not come for the hold, or all of them while the
-            // hold waited for a read of the mark that Redis did not answer in time.
-            requeue = release && attendance.anyWaiter();
-            if (requeue) {
-                budget.others().marked();
-            }
-        }
-        if (release) {
-            releaseInRedis(requeue);
-        }
-    }
-
-    // ---- the owner's hold, doubts and losses ---------------------------------------------------
-
-    /** A local grant was recorded in the owner's hold: the cohort confirms it and ends it with itself. */
-    void started(long owner, long token, Hold hold) {
-        boolean current;
-        synchronized (this) {
-            current = state == State.HELD && this.owner == owner && budget.token() == token;
-            if (current) {
-                ownerHold = hold;
-            }
-        }
-        hold.onLoss((lostHold, mayRemainInRedis) -> ownerLost(lostHold, mayRemainInRedis));
-        if (!current && hold.isHeld()) {
-            hold.lose("the client's hold in Redis was lost before the grant was recorded", false);
-        } else if (current && hold.isLost()) {
-            // Lost between its recording and the handler above: the owner will not release it, so
-            // the cohort ends it (in Redis too: the loss may have been its lease taken as run out).
-            ownerLost(hold, true);
-        }
-    }
-
-    /**
-     * A local grant that the acquire loop could not record: the owner's hold was given up for lost
-     * meanwhile, and the owner is told so instead. The level is given back, so that the cohort is
-     * not left held for an owner that does not know it holds.
-     */
-    void refused(long owner, long token, boolean reentry) {
-        boolean giveBack;
-        synchronized (this) {
-            giveBack = state == State.HELD && this.owner == owner && budget.token() == token;
-            if (giveBack && reentry) {
-                levels--;
-                return;
-            }
-            if (giveBack) {
-                levels = 1;
-            }
-        }
-        if (giveBack) {
-            release(owner);
-        }
-    }
-
-    private void ownerLost(Hold hold, boolean mayRemainInRedis) {
-        long current;
-        synchronized (this) {
-            if (state != State.HELD || ownerHold != hold) {
-                return;
-            }
-            current = budget.redisToken();
-        }
-        lost(hold.lossReason(), mayRemainInRedis, current);
-    }
-
-    /** Another client waits for the lock, as a notice told: the cohort bounds its hand-offs. */
-    synchronized void anotherClientWaits() {
-        if (state != State.FREE) {
-            budget.others().waits();
-        }
-    }
-
-    /** A connection of the client was lost: the cohort's hold may be gone with Redis's data. */
-    void connectionLost() {
-        long current;
-        synchronized (this) {
-            connectionLost = true;
-            lastLossNanos = redis.ticker().read();
-            current = budget.redisToken();
-        }
-        doubt(current, false);
-    }
-
-    /** A force-unlock by this client deleted the lock: whatever hold the cohort had is gone. */
-    void forced() {
-        long current;
-        synchronized (this) {
-            current = budget.redisToken();
-        }
-        lost("it was force-unlocked", false, current);
-    }
-
-    /**
-     * The client has reason to doubt the cohort's hold {@code heldToken}: no local grant until a
-     * confirmation sent from now on; with {@code check}, Redis is asked at once, and a hold found
-     * gone ends the cohort.
-     */
-    void doubt(long heldToken, boolean check) {
-        long askedAt;
-        synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
-                return;
-            }
-            askedAt = redis.ticker().read();
-            budget.doubt(askedAt);
-        }
-        if (check) {
-            redis.holdsCohortHold(heldToken).whenComplete((held, failure) -> {
-                if (Boolean.FALSE.equals(held)) {
-                    lost("it was force-unlocked", false, heldToken);
-                } else if (Boolean.TRUE.equals(held)) {
-                    confirmed(heldToken, askedAt, Long.MIN_VALUE);
-                }
-            });
-        }
-    }
-
-    /**
-     * The Redis hold with token {@code heldToken} is gone, or must be taken as gone: the cohort
-     * ends, its owner's hold is lost, and every waiter tries Redis again.
-     */
-    void lost(String how, boolean mayRemainInRedis, long heldToken) {
-        Hold lostHold;
-        CompletableFuture<Void> withdrawal;
-        synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
-                return;
-            }
-            lostHold = ownerHold;
-            ownerHold = null;
-            owner = 0;
-            levels = 0;
-            cancelPassGuard();
-            waitingForMark = false;
-            state = State.FREE;
-            stopObservingLocked();
-            redis.stopRenewing();
-            if (mayRemainInRedis) {
-                // Registered before the cohort is FREE to others, so the next Redis try goes after it.
-                redis.endCohortHold(heldToken);
-            }
-            withdrawal = settleIfIdle();
-        }
-        if (lostHold != null) {
-            lostHold.lose(how, false);
-        }
-        queue.signalAll();
-        withdraw(withdrawal);
-    }
-
-    void confirmed(long heldToken, long sentAtNanos, long untilNanos) {
-        Hold current;
-        synchronized (this) {
-            if ((state != State.HELD && state != State.PASSING) || budget.redisToken() != heldToken) {
-                return;
-            }
-            budget.confirmed(sentAtNanos, untilNanos);
-            current = ownerHold;
-        }
-        if (current != null && untilNanos != Long.MIN_VALUE) {
-            current.confirm(untilNanos);
-        }
-    }
-
-    /** Guarded by this. */
-    private void stopObservingLocked() {
-        if (stopObserving != null) {
-            stopObserving.run();
-            stopObserving = null;
-        }
-    }
-
-    // ---- queries -------------------------------------------------------------------------------
-
-    /**
-     * @return the owner's levels and the token of the cohort's Redis hold if the owner holds
-     *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
-     */
-    synchronized LocalHold localHold(long owner) {
-        return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
-    }
-
-    /**
-     * An owner's hold through the cohort, as the cohort knows it.
-     *
-     * @param levels the owner's levels
-     * @param redisToken the token of the cohort's hold in Redis
-     */
-    record LocalHold(Cohort cohort, int levels, long redisToken) {
-
-        /**
-         * @return the levels once Redis confirmed that it still has the cohort's hold; 0 if not,
-         *     and the cohort learns that its hold is gone
-         */
-        CompletableFuture<Integer> confirmed() {
-            return cohort.redis.holdsCohortHold(redisToken).thenApply(held -> {
-                if (!held) {
-                    cohort.lost("a query found it gone from Redis", false, redisToken);
-                    return 0;
-                }
-                return levels;
-            });
-        }
-    }
-
-    // ---- attempts and local waiters ------------------------------------------------------------
-
-    /** @return the local half of the wake-ups */
-    LocalQueue queue() {
-        return queue;
-    }
-
-    /** @return the Redis side */
-    CohortRedis redis() {
-        return redis;
+        return releases.carryOut(last);
     }
 
     /** @return false if this cohort retired (look it up again); else the owner counts as a waiter */
@@ -716,14 +209,14 @@ final class Cohort {
         CompletableFuture<Void> withdrawal;
         synchronized (this) {
             attendance.left(owner);
-            release = !attendance.anyWaiter() && endPassing();
+            release = !attendance.anyWaiter() && releases.end();
             // The last waiter gave up (a timeout, an interrupt): the client no longer waits.
             withdrawal = settleIfIdle();
         }
         if (release) {
-            releaseInRedis(false);
+            releases.releaseInRedis(false);
         }
-        withdraw(withdrawal);
+        markWithdrawal.send(withdrawal);
     }
 
     /** An attempt of the owner left without the lock: if it was the client's last, its claim goes. */
@@ -733,7 +226,7 @@ final class Cohort {
             attendance.decided(owner);
             withdrawal = settleIfIdle();
         }
-        withdraw(withdrawal);
+        markWithdrawal.send(withdrawal);
     }
 
     /** The client is closing: every try from now on fails, and every local waiter tries once more. */
@@ -745,6 +238,31 @@ final class Cohort {
     }
 
     /**
+     * @return the owner's levels and the token of the cohort's Redis hold if the owner holds
+     *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
+     */
+    synchronized LocalHold localHold(long owner) {
+        return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
+    }
+
+    /** @return the local half of the wake-ups */
+    LocalQueue queue() {
+        return queue;
+    }
+
+    /** @return the Redis side */
+    CohortRedis redis() {
+        return redis;
+    }
+
+    /** @return what ends or confirms the cohort's Redis hold */
+    HoldLoss losses() {
+        return losses;
+    }
+
+    // ---- under the monitor: what the parts ask and the transitions they make --------------------
+
+    /**
      * Guarded by this: once nothing of this client holds, waits, tries or decides here, the cohort
      * leaves the registry, so that the client keeps none per idle lock; but first, if its mark
      * stands, the mark is withdrawn, the cohort's next try goes after that, and it leaves only
@@ -752,58 +270,123 @@ final class Cohort {
      *
      * @return the withdrawal to send once the monitor is left, or null
      */
-    private CompletableFuture<Void> settleIfIdle() {
+    CompletableFuture<Void> settleIfIdle() {
         if (state != State.FREE || !attendance.isEmpty() || !deferred.isEmpty()
-                || unmarking != null || retired) {
+                || markWithdrawal.inFlight() != null || retired) {
             return null;
         }
-        if (budget.others().withdraw()) {
-            unmarking = new CompletableFuture<>();
-            return unmarking;
+        CompletableFuture<Void> withdrawal = markWithdrawal.begin();
+        if (withdrawal != null) {
+            return withdrawal;
         }
         retired = true;
         registry.retire(identity, this);
         return null;
     }
 
-    private void withdraw(CompletableFuture<Void> withdrawal) {
-        if (withdrawal == null) {
-            return;
-        }
-        redis.unmark().whenComplete((ok, failure) -> {
-            boolean again;
-            CompletableFuture<Void> next;
-            synchronized (this) {
-                unmarking = null;
-                // A withdrawal that failed is tried again a few times, a command timeout apart;
-                // after that the mark runs out by itself within the lease of the try that set it.
-                again = failure != null && ++failedWithdrawals < MAX_WITHDRAWALS && !closed;
-                if (again) {
-                    budget.others().marked();
-                } else {
-                    failedWithdrawals = 0;
-                }
-                next = again ? null : settleIfIdle();
-            }
-            withdrawal.complete(null);
-            withdraw(next);
-            if (again) {
-                withdrawAgainLater();
-            }
-        });
+    /** Guarded by this. @return whether the cohort is in {@code state} */
+    boolean is(State state) {
+        return this.state == state;
     }
 
-    private void withdrawAgainLater() {
-        try {
-            redis.timer().newTimeout(timeout -> {
-                CompletableFuture<Void> next;
-                synchronized (this) {
-                    next = settleIfIdle();
-                }
-                withdraw(next);
-            }, redis.commandTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (IllegalStateException timerStopped) {
-            // the client is closing
+    /** Guarded by this: a transition; the cohort hears the lock's notices from its try until it is free again. */
+    void moveTo(State next) {
+        state = next;
+        if (next == State.FREE) {
+            stopObservingLocked();
+        }
+    }
+
+    /** Guarded by this. @return whether the cohort has, or passes on, its Redis hold {@code heldToken} */
+    boolean holdsInRedis(long heldToken) {
+        return (state == State.HELD || state == State.PASSING) && budget.redisToken() == heldToken;
+    }
+
+    /** Guarded by this. @return whether an owner of this client waits with a fixed lease */
+    boolean isThroughRedis() {
+        return throughRedis;
+    }
+
+    /** Guarded by this. @return whether the client is closing */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Guarded by this. @return the current owner's hold, once recorded; else null */
+    Hold ownerHold() {
+        return ownerHold;
+    }
+
+    /**
+     * Guarded by this: a local grant was recorded in the owner's hold.
+     *
+     * @return true if the grant is still the current one, and the hold is the owner's from now on
+     */
+    boolean recordOwnerHold(long owner, long token, Hold hold) {
+        boolean current = isCurrentGrant(owner, token);
+        if (current) {
+            ownerHold = hold;
+        }
+        return current;
+    }
+
+    /**
+     * Guarded by this: a local grant that the acquire loop could not record gives its level back.
+     *
+     * @return true if it was the owner's first, now its only level, which the caller releases
+     */
+    boolean giveBack(long owner, long token, boolean reentry) {
+        if (!isCurrentGrant(owner, token)) {
+            return false;
+        }
+        levels = reentry ? levels - 1 : 1;
+        return !reentry;
+    }
+
+    /** Guarded by this. @return whether the owner holds through the cohort by the grant of {@code token} */
+    private boolean isCurrentGrant(long owner, long token) {
+        return state == State.HELD && this.owner == owner && budget.token() == token;
+    }
+
+    /**
+     * Guarded by this: the cohort's Redis hold is gone; the cohort is free, for a new hold.
+     *
+     * @return the owner's hold, to be lost once the monitor is left; null if none was recorded
+     */
+    Hold end() {
+        Hold lostHold = ownerHold;
+        ownerHold = null;
+        owner = 0;
+        levels = 0;
+        releases.cancel();
+        moveTo(State.FREE);
+        return lostHold;
+    }
+
+    /** Guarded by this: Redis granted the cohort's try; its owner holds one level. */
+    void heldInRedis() {
+        state = State.HELD;
+        levels = 1;
+        throughRedis = false;
+    }
+
+    /** Guarded by this: Redis granted the cohort's try while the client closed; it is released at once. */
+    void grantedWhileClosed() {
+        state = State.RELEASING;
+        owner = 0;
+    }
+
+    /** Guarded by this: the cohort's try failed, or found the lock held. */
+    void notGranted() {
+        owner = 0;
+        moveTo(State.FREE);
+    }
+
+    /** Guarded by this. */
+    private void stopObservingLocked() {
+        if (stopObserving != null) {
+            stopObserving.run();
+            stopObserving = null;
         }
     }
 
@@ -811,7 +394,7 @@ final class Cohort {
     public synchronized String toString() {
         return "Cohort{" + redis.lockName() + ", " + state + (retired ? ", retired" : "") + (closed ? ", closed" : "")
                 + ", owner " + owner + ", levels " + levels + ", " + attendance
-                + (budget.others().isMarked() ? ", marked" : "") + (unmarking != null ? ", unmarking" : "")
-                + ", deferred " + deferred.size() + '}';
+                + (budget.others().isMarked() ? ", marked" : "") + markWithdrawal
+                + ", " + deferred + '}';
     }
 }

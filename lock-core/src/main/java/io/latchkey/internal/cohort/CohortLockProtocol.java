@@ -106,7 +106,7 @@ public final class CohortLockProtocol implements LockProtocol {
         return plain.forceRelease().thenApply(deleted -> {
             Cohort cohort = cohorts.existing(plain.identity());
             if (deleted && cohort != null) {
-                cohort.forced();
+                cohort.losses().forced();
             }
             return deleted;
         });
@@ -124,7 +124,7 @@ public final class CohortLockProtocol implements LockProtocol {
      */
     @Override
     public CompletableFuture<Integer> holdCount(long owner) {
-        Cohort.LocalHold local = cohorts.localHold(plain.identity(), owner);
+        LocalHold local = cohorts.localHold(plain.identity(), owner);
         return local == null ? plain.holdCount(owner) : local.confirmed();
     }
 

@@ -112,7 +112,7 @@ public final class Cohorts {
      * @return the owner's levels and the cohort hold's token if it holds through the lock's cohort;
      *     null if not, with no cohort made for a lock the client neither holds nor waits for
      */
-    Cohort.LocalHold localHold(Object identity, long owner) {
+    LocalHold localHold(Object identity, long owner) {
         Cohort cohort = existing(identity);
         return cohort == null ? null : cohort.localHold(owner);
     }

@@ -37,11 +37,11 @@ final class LocalGrant implements TryResult.Grant {
 
     @Override
     public void start(Hold hold) {
-        cohort.started(owner, token, hold);
+        cohort.losses().started(owner, token, hold);
     }
 
     @Override
     public void refuse() {
-        cohort.refused(owner, token, reentry);
+        cohort.losses().refused(owner, token, reentry);
     }
 }

@@ -14,7 +14,14 @@
  *     {@link io.latchkey.internal.lock.LockProtocol} with hand-off, which the one acquire loop
  *     ({@code AcquireAttempt}) drives unchanged; {@link io.latchkey.internal.cohort.Cohorts}: the
  *     client's cohorts, one per lock that an owner holds, waits for or tries, none otherwise;</li>
- * <li>{@code Cohort}: the state machine (free, acquiring, held, passing, releasing) and its rules;</li>
+ * <li>{@code Cohort}: the state machine (free, acquiring, held, passing, releasing): its owner,
+ *     levels and transitions, and the decision on each try; its phases beside it, guarded by its
+ *     monitor: {@code RedisTries} (the tries sent to Redis and what their answers change, with
+ *     {@code DeferredTries}, the tries that share the answer in flight), {@code ReleaseOrPass} (a
+ *     last release: passed on locally, or released in Redis), {@code HoldLoss} (doubts,
+ *     confirmations and losses of the Redis hold, and the owners' holds tied to it),
+ *     {@code MarkWithdrawal} (the withdrawal of the client's waiting mark before the cohort
+ *     leaves); {@code LocalHold}: an owner's hold through the cohort, as a query sees it;</li>
  * <li>{@code HandOffBudget} and {@code OtherClients}: how far a hold may be passed on (the token
  *     block, the lease as confirmed, doubts, the bound while another client waits);
  *     {@code Attendance}: who of the client waits, decides or tries; {@code LocalQueue}: the

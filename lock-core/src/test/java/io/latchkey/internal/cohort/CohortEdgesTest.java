@@ -127,7 +127,7 @@ class CohortEdgesTest {
 
     /**
      * A local grant whose new Hold is lost after LockHolds.admit checked isLost() but before
-     * Cohort.started() registered its LossHandler (e.g. the Hold's lease check firing at once
+     * HoldLoss.started() registered its LossHandler (e.g. the Hold's lease check firing at once
      * because the admit ran after the grant's confirmed lease): the cohort never hears of it and
      * stays HELD by an owner whose attempt then fails with LeaseLostException and never releases.
      */
@@ -144,7 +144,7 @@ class CohortEdgesTest {
         Hold hold2 = holds.granted(LOCK, "lock", 2, grant2.fencingToken(), grant2.confirmedUntilNanos());
         assertFalse(hold2.isLost()); // LockHolds.admit: not lost -> start
         hold2.lose("its lease ran out before it was released or renewed", true); // the window
-        grant2.start(hold2); // Cohort.started: current, registers the handler too late
+        grant2.start(hold2); // HoldLoss.started: current, registers the handler too late
         cohort().waiterLeft(2);
         // AcquireAttempt.afterTry now sees hold2.isLost() and fails the attempt: owner 2 never unlocks.
         assertTrue(cohort().localHold(2) == null, "the cohort is not left held by an owner that does not know it");

@@ -127,7 +127,7 @@ class CohortLossTest {
     void aForceUnlockByThisClientEndsTheCohort() {
         Hold hold = bench.takeInRedis(A, 1);
 
-        bench.existing().forced();
+        bench.existing().losses().forced();
 
         assertTrue(hold.isLost());
         assertTrue(hold.lossReason().contains("force-unlocked"), hold.lossReason());

@@ -937,7 +937,7 @@ final class CohortSimulation {
 
         /** isHeldByCurrentThread: the cohort's answer once Redis confirmed it, else Redis's. */
         void query() {
-            Cohort.LocalHold local = client.cohorts.localHold(IDENTITY, id);
+            LocalHold local = client.cohorts.localHold(IDENTITY, id);
             if (local != null) {
                 local.confirmed().whenComplete((levels, failure) -> log(this + " holds " + levels + " levels"));
             }
