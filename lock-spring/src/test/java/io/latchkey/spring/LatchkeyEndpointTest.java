@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latchkey.LockClient;
 import io.latchkey.LockHold;
 import io.latchkey.testing.RedisServer;
+import io.latchkey.testing.WithRedisServer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,16 +27,17 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The Actuator endpoint {@code latchkey} in a running application against a real Redis, reached
  * as Actuator reaches it: through the operations that Actuator discovers for the exposed endpoint
- * (here over JMX, which needs no web server; HTTP exposes the same operations).
+ * (here over JMX, which needs no web server; HTTP exposes the same operations). Redis comes from
+ * {@link WithRedisServer}, as in an application's own tests: the application finds it through
+ * the system property {@code latchkey.address}.
  */
+@WithRedisServer
 class LatchkeyEndpointTest {
 
-    private static RedisServer redis;
     private static LockClient other;
 
     @BeforeAll
-    static void start() {
-        redis = RedisServer.start();
+    static void start(RedisServer redis) {
         other = LockClient.create(redis.uri());
     }
 
@@ -44,14 +46,10 @@ class LatchkeyEndpointTest {
         if (other != null) {
             other.close();
         }
-        if (redis != null) {
-            redis.close();
-        }
     }
 
     private static ConfigurableApplicationContext run(String... more) {
-        List<String> properties = new java.util.ArrayList<>(List.of("latchkey.address=" + redis.uri(),
-                "spring.jmx.enabled=true", "spring.jmx.unique-names=true", "management.endpoints.jmx.exposure.include=latchkey"));
+        List<String> properties = new java.util.ArrayList<>(List.of("spring.jmx.enabled=true", "spring.jmx.unique-names=true", "management.endpoints.jmx.exposure.include=latchkey"));
         properties.addAll(List.of(more));
         return TestApplication.run(properties.toArray(String[]::new));
     }
@@ -126,7 +124,7 @@ class LatchkeyEndpointTest {
 
     @Test
     void anEndpointThatIsNotExposedIsNotMade() {
-        try (ConfigurableApplicationContext app = TestApplication.run("latchkey.address=" + redis.uri())) {
+        try (ConfigurableApplicationContext app = TestApplication.run()) {
             assertThat(app.getBeanNamesForType(LatchkeyEndpoint.class)).isEmpty();
         }
     }
