@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import io.latchkey.internal.client.DefaultLockClient;
+import java.util.List;
 
 /**
  * The entry point: one client per application and Redis topology, shared by every thread.
@@ -117,6 +118,18 @@ public interface LockClient extends AutoCloseable {
      * @throws IllegalArgumentException if {@code locks} is empty
      */
     DistributedLock getMultiLock(DistributedLock... locks);
+
+    /**
+     * The holds that this client's owners have now, of every lock kind, for diagnostics: read from
+     * the client's own record, without a round trip to Redis (see {@link HeldLock} for what that
+     * means for a hold another client just took away). A hold appears with its first grant and
+     * disappears at its last release, or once the client has given it up for lost. A multi-lock
+     * shows as its parts' holds; a semaphore's permits, which are not locks, do not show.
+     *
+     * @return a snapshot, in no particular order; empty if nothing is held, also once closed
+     * @since 0.3
+     */
+    List<HeldLock> heldLocks();
 
     /** Stops lease renewal, fails pending waits and closes every connection. Idempotent. */
     @Override

@@ -3,10 +3,12 @@ package io.latchkey.spring;
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.DistributedSemaphore;
+import io.latchkey.HeldLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -190,6 +192,13 @@ final class ConnectingLockClient implements LockClient {
     @Override
     public DistributedLock getMultiLock(DistributedLock... locks) {
         return client().getMultiLock(locks);
+    }
+
+    /** {@return the client's holds once it is made; none before, as nothing can be held without Redis} */
+    @Override
+    public List<HeldLock> heldLocks() {
+        LockClient made = client;
+        return made != null ? made.heldLocks() : List.of();
     }
 
     /** Stops the attempts (one under way closes what it makes) and closes the client if it was made. Idempotent. */

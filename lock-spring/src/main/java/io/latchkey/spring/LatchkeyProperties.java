@@ -33,6 +33,7 @@ public class LatchkeyProperties {
     private final LocalHandOff localHandOff = new LocalHandOff();
     private final Startup startup = new Startup();
     private final Ssl ssl = new Ssl();
+    private final Endpoint endpoint = new Endpoint();
 
     /** Properties with nothing set, for Spring to bind. */
     public LatchkeyProperties() {
@@ -147,6 +148,11 @@ public class LatchkeyProperties {
     /** {@return the start-up settings} */
     public Startup getStartup() {
         return startup;
+    }
+
+    /** {@return the Actuator endpoint's settings} */
+    public Endpoint getEndpoint() {
+        return endpoint;
     }
 
     /** {@code latchkey.cluster.*}. */
@@ -460,6 +466,51 @@ public class LatchkeyProperties {
          */
         public void setTrustedCertificates(String trustedCertificates) {
             this.trustedCertificates = trustedCertificates;
+        }
+    }
+
+    /** {@code latchkey.endpoint.*}: the Actuator endpoint {@code latchkey}, when the application has Actuator. */
+    public static class Endpoint {
+
+        /** Nothing set, for Spring to bind. */
+        public Endpoint() {
+        }
+        private final ForceUnlock forceUnlock = new ForceUnlock();
+
+        /** {@return the force-unlock operation's settings} */
+        public ForceUnlock getForceUnlock() {
+            return forceUnlock;
+        }
+    }
+
+    /**
+     * {@code latchkey.endpoint.force-unlock.*}: the endpoint's write operation, which deletes a lock
+     * whoever holds it. Off unless turned on, as it lets whoever may call the endpoint break the
+     * mutual exclusion that every holder relies on.
+     */
+    public static class ForceUnlock {
+
+        /** Nothing set, for Spring to bind. */
+        public ForceUnlock() {
+        }
+        /**
+         * Whether the latchkey endpoint has its write operation, which force-unlocks one lock by name and
+         * kind whoever holds it. Off by default: turn it on only where the endpoint is secured.
+         */
+        private boolean enabled;
+
+        /** {@return whether the endpoint can force-unlock} */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Sets whether the endpoint can force-unlock.
+         *
+         * @param enabled whether the endpoint can force-unlock
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

@@ -37,4 +37,32 @@ class StarterDependenciesTest {
                     .isNotNull());
         }
     }
+
+    @Test
+    void anApplicationWithoutActuatorStartsWithoutTheEndpointEvenIfItAsksForIt() {
+        StarterClassPath classPath = StarterClassPath.withApplicationsOwn(Set.of());
+        assertThat(classPath.hidden()).contains("/spring-boot-actuator/", "/spring-boot-actuator-autoconfigure/");
+        try (RedisServer redis = RedisServer.start();
+             ConfigurableApplicationContext app = run(classPath, "latchkey.address=" + redis.uri(), "spring.jmx.enabled=true",
+                     "management.endpoints.jmx.exposure.include=latchkey", "latchkey.endpoint.force-unlock.enabled=true")) {
+            assertThat(app.containsBean("latchkeyEndpoint")).isFalse();
+            assertThat(app.getBean(OrderService.class).ship(new OrderService.Order(2)).fencingToken()).isPositive();
+        }
+    }
+
+    @Test
+    void anApplicationWithActuatorGetsTheEndpointFromTheStarterAlone() {
+        StarterClassPath classPath = StarterClassPath.withApplicationsOwn(Set.of("micrometer-core", "spring-boot-health",
+                "spring-boot-actuator", "spring-boot-actuator-autoconfigure"));
+        try (RedisServer redis = RedisServer.start();
+             ConfigurableApplicationContext app = run(classPath, "latchkey.address=" + redis.uri(), "spring.jmx.enabled=true",
+                     "management.endpoints.jmx.exposure.include=latchkey")) {
+            assertThat(app.containsBean("latchkeyEndpoint")).isTrue();
+        }
+    }
+
+    private static ConfigurableApplicationContext run(StarterClassPath classPath, String... properties) {
+        return new SpringApplicationBuilder(TestApplication.class).resourceLoader(new DefaultResourceLoader(classPath))
+                .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false).properties(properties).run();
+    }
 }

@@ -3,10 +3,12 @@ package io.latchkey.internal.client;
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.DistributedSemaphore;
+import io.latchkey.HeldLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.internal.client.LockKindProvider.Kind;
 import io.latchkey.internal.events.LockEvents;
+import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
@@ -150,6 +152,21 @@ public final class DefaultLockClient implements LockClient {
     @Override
     public DistributedLock getMultiLock(DistributedLock... locks) {
         return MultiLock.over(locks, multiHolds, ticker, resources.timer(), config.commandTimeout());
+    }
+
+    @Override
+    public List<HeldLock> heldLocks() {
+        long now = ticker.read();
+        List<HeldLock> held = new ArrayList<>();
+        for (Hold hold : holds.held()) {
+            if (SemaphoreProtocol.KIND.equals(hold.kind())) {
+                continue; // a permit is a lease but no lock: no token, nothing to force-unlock
+            }
+            held.add(new HeldLock(hold.lockName(), hold.kind(), hold.owner(), hold.token(),
+                    Duration.ofNanos(Math.max(0, now - hold.startedNanos())), Duration.ofNanos(hold.leaseLeftNanos(now)),
+                    holds.waiters(hold)));
+        }
+        return held;
     }
 
     private LockKind kind(Kind kind) {

@@ -31,6 +31,8 @@ public final class Hold {
     private final HoldRegistry registry;
     private final HoldRegistry.Key key;
     private final String lockName;
+    /** The kind of the first grant, as events name it. */
+    private final String kind;
     private final long token;
     private final Timer timer;
     private final Ticker ticker;
@@ -54,10 +56,11 @@ public final class Hold {
     /** Guarded by this: what the lock kind does when the hold is given up for lost. */
     private LossHandler lossHandler = LossHandler.NONE;
 
-    Hold(HoldRegistry registry, HoldRegistry.Key key, String lockName, long token, Timer timer, Ticker ticker) {
+    Hold(HoldRegistry registry, HoldRegistry.Key key, String lockName, String kind, long token, Timer timer, Ticker ticker) {
         this.registry = registry;
         this.key = key;
         this.lockName = lockName;
+        this.kind = kind;
         this.token = token;
         this.timer = timer;
         this.ticker = ticker;
@@ -80,6 +83,20 @@ public final class Hold {
      */
     public synchronized boolean confirmedAt(long nowNanos) {
         return confirmed && confirmedUntilNanos - nowNanos > 0;
+    }
+
+    /**
+     * @param nowNanos a reading of the client's ticker
+     * @return how long the lease as last confirmed by Redis still runs at {@code nowNanos}, 0 if
+     *     it ran out (or nothing confirmed it yet)
+     */
+    public synchronized long leaseLeftNanos(long nowNanos) {
+        return confirmed ? Math.max(0, confirmedUntilNanos - nowNanos) : 0;
+    }
+
+    /** @return the lock's kind, as events name it ({@code "plain"}, {@code "fair"}, …) */
+    public String kind() {
+        return kind;
     }
 
     /** @return the hold's fencing token */

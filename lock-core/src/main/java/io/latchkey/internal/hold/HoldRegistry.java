@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The holds of one client's owners, one per lock and owner, so that every lock object of one
@@ -20,6 +21,11 @@ public final class HoldRegistry {
     private final Ticker ticker;
     private final LockEvents events;
     private final Map<Key, Hold> holds = new ConcurrentHashMap<>();
+    /**
+     * Per lock, the acquisitions of this client that wait for it (they joined its wake-ups); a
+     * lock leaves when its last waiter does, so that nothing stays per name once no one waits.
+     */
+    private final Map<Object, Integer> waiting = new ConcurrentHashMap<>();
 
     /**
      * A registry that tells no events.
@@ -71,6 +77,21 @@ public final class HoldRegistry {
      *     gave up for lost meanwhile (its level is the lost hold's, and ends with it in Redis)
      */
     public Hold granted(Object lock, String lockName, long owner, long token, long untilNanos) {
+        return granted(lock, lockName, "unnamed", owner, token, untilNanos);
+    }
+
+    /**
+     * As {@link #granted(Object, String, long, long, long)}, for a lock of a named kind.
+     *
+     * @param lock what identifies the lock on this client
+     * @param lockName the lock's name, for messages
+     * @param kind the lock's kind as events name it; a re-entry keeps the kind of the first grant
+     * @param owner the owner id
+     * @param token the token Redis answered the grant with
+     * @param untilNanos the grant's send time plus its lease, by the client's ticker
+     * @return the hold the grant belongs to, as for {@link #granted(Object, String, long, long, long)}
+     */
+    public Hold granted(Object lock, String lockName, String kind, long owner, long token, long untilNanos) {
         Key key = new Key(lock, owner);
         List<Hold> replaced = new ArrayList<>(1);
         Hold hold = holds.compute(key, (id, existing) -> {
@@ -80,7 +101,7 @@ public final class HoldRegistry {
             if (existing != null) {
                 replaced.add(existing);
             }
-            return new Hold(this, id, lockName, token, timer, ticker);
+            return new Hold(this, id, lockName, kind, token, timer, ticker);
         });
         replaced.forEach(old -> old.lose("a later grant found it gone from Redis", false));
         if (!hold.isLost()) {
@@ -95,6 +116,44 @@ public final class HoldRegistry {
      */
     public void close() {
         List.copyOf(holds.values()).forEach(Hold::loseAtClose);
+    }
+
+    /**
+     * An acquisition of this client starts to wait for a lock: counted in {@link #waiters} until
+     * the returned action runs.
+     *
+     * @param lock what identifies the lock on this client
+     * @return ends the wait's count; runs once however often it is called
+     */
+    public Runnable waiting(Object lock) {
+        waiting.merge(lock, 1, Integer::sum);
+        AtomicBoolean ended = new AtomicBoolean();
+        return () -> {
+            if (ended.compareAndSet(false, true)) {
+                waiting.computeIfPresent(lock, (id, count) -> count == 1 ? null : count - 1);
+            }
+        };
+    }
+
+    /**
+     * @param hold a hold of this registry
+     * @return how many acquisitions of this client wait for the hold's lock now
+     */
+    public int waiters(Hold hold) {
+        return waiting.getOrDefault(hold.key().lock(), 0);
+    }
+
+    /**
+     * @return the holds held now (neither released nor given up for lost), in no particular order;
+     *     a snapshot, for diagnostics
+     */
+    public List<Hold> held() {
+        return holds.values().stream().filter(Hold::isHeld).toList();
+    }
+
+    /** @return the client's clock, which the holds' times are read with */
+    public Ticker ticker() {
+        return ticker;
     }
 
     /** @return the number of holds this client knows of, for tests and diagnostics */

@@ -73,6 +73,9 @@ final class AcquireAttempt {
                 current.interrupt();
             }
         });
+        if (attempt.wakeups != null) {
+            attempt.countAsWaiter();
+        }
         attempt.tryOnce();
         return attempt;
     }
@@ -179,6 +182,7 @@ final class AcquireAttempt {
                     fail(joinFailure);
                 } else {
                     wakeups = joined;
+                    countAsWaiter();
                     tryOnce();
                 }
             });
@@ -197,6 +201,16 @@ final class AcquireAttempt {
                 }
             });
         }
+    }
+
+    /**
+     * The attempt has joined the lock's wake-ups: it is one of the client's waiters for the lock
+     * ({@link io.latchkey.HeldLock#waiters()}) until its result is decided. Counted only here, so
+     * an acquisition that gets the lock at its first try costs nothing.
+     */
+    private void countAsWaiter() {
+        Runnable stopped = holds.waiting();
+        result.whenComplete((hold, failure) -> stopped.run());
     }
 
     private long waitBound(long holderLeaseMillis) {

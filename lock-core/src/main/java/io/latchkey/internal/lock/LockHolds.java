@@ -36,7 +36,7 @@ final class LockHolds {
      * @return the hold it belongs to; a lost one if it re-entered a hold given up meanwhile
      */
     Hold admit(long owner, TryResult.Grant grant) {
-        Hold hold = registry.granted(identity, protocol.name(), owner, grant.fencingToken(), grant.confirmedUntilNanos());
+        Hold hold = registry.granted(identity, protocol.name(), protocol.kind(), owner, grant.fencingToken(), grant.confirmedUntilNanos());
         if (hold.isLost()) {
             grant.refuse();
         } else {
@@ -104,6 +104,15 @@ final class LockHolds {
             return CompletableFuture.failedFuture(LockExceptions.holdAlreadyReleased(protocol.name(), hold.owner()));
         }
         return release(hold.owner());
+    }
+
+    /**
+     * An acquisition of this lock starts to wait (see {@link HoldRegistry#waiting}).
+     *
+     * @return ends the wait's count; idempotent
+     */
+    Runnable waiting() {
+        return registry.waiting(identity);
     }
 
     /** @return where the client's lock events go */

@@ -39,6 +39,9 @@ import java.util.function.Supplier;
  */
 public final class SemaphoreProtocol implements AcquireProtocol {
 
+    /** The semaphore's kind, as events and meters name it. */
+    public static final String KIND = "semaphore";
+
     private static final Script ACQUIRE = Script.load(SemaphoreProtocol.class, "acquire.lua");
     private static final Script RELEASE = Script.load(SemaphoreProtocol.class, "release.lua");
     private static final Script AVAILABLE = Script.load(SemaphoreProtocol.class, "available.lua");
@@ -238,7 +241,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
 
     @Override
     public String kind() {
-        return "semaphore";
+        return KIND;
     }
 
     /** @return the lease of {@code acquire()}, {@code tryAcquire(wait)} and {@code acquireAsync()} */

@@ -159,10 +159,38 @@ class HoldTest {
 
     @Test
     void aHoldNeverConfirmedIsNotConfirmedAtAnyTime() {
-        Hold hold = new Hold(registry, new HoldRegistry.Key(LOCK, OWNER), LOCK, 1, timer, timer.ticker());
+        Hold hold = new Hold(registry, new HoldRegistry.Key(LOCK, OWNER), LOCK, "plain", 1, timer, timer.ticker());
 
         assertFalse(hold.confirmedAt(now()));
         assertFalse(hold.confirmedAt(Long.MIN_VALUE));
+        assertEquals(0, hold.leaseLeftNanos(now()));
+    }
+
+    @Test
+    void theLeaseLeftIsTheConfirmedLeaseFromNowAndNeverNegative() {
+        Hold hold = registry.granted(LOCK, LOCK, "fair", OWNER, 1, now() + LEASE);
+
+        assertEquals("fair", hold.kind());
+        assertEquals(LEASE, hold.leaseLeftNanos(now()));
+        assertEquals(LEASE / 2, hold.leaseLeftNanos(now() + LEASE / 2));
+        assertEquals(0, hold.leaseLeftNanos(now() + LEASE + 1));
+    }
+
+    @Test
+    void onlyHeldHoldsAreListedAndWaitersAreCountedPerLockUntilEachEnds() {
+        Hold held = registry.granted(LOCK, LOCK, OWNER, 1, now() + LEASE);
+        Hold lost = registry.granted("other", "other", OWNER, 2, now() + LEASE);
+        lost.lose("a test lost it", false);
+        assertEquals(List.of(held), registry.held());
+
+        Runnable first = registry.waiting(LOCK);
+        Runnable second = registry.waiting(LOCK);
+        assertEquals(2, registry.waiters(held));
+        first.run();
+        first.run(); // once however often it is called
+        assertEquals(1, registry.waiters(held));
+        second.run();
+        assertEquals(0, registry.waiters(held));
     }
 
     @Test
