@@ -1,0 +1,88 @@
+package io.latchkey;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.time.Clock;
+import java.time.Instant;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The architecture that DESIGN.md describes and the house rules of the main code, as tests over
+ * the compiled classes of lock-core, lock-fair and lock-redlock: a change that breaks one fails
+ * here, naming the class and the line, instead of waiting for a reviewer.
+ */
+class ArchitectureTest {
+
+    private static final String FAIR = "io.latchkey.internal.fair..";
+    private static final String REDLOCK = "io.latchkey.redlock..";
+    private static JavaClasses main;
+
+    @BeforeAll
+    static void importMainCode() {
+        // From jars as well as class directories: in a reactor's verify, the modules come as jars.
+        main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.latchkey")
+                .that(DescribedPredicate.not(JavaClass.Predicates.resideInAPackage("io.latchkey.testing..")));
+        // Rules over no classes pass vacuously: make sure all three modules were found.
+        for (String probe : new String[] {"io.latchkey.internal.client.DefaultLockClient",
+                "io.latchkey.internal.fair.FairLockProtocol", "io.latchkey.redlock.RedLock"}) {
+            if (!main.contain(probe)) {
+                throw new AssertionError("not imported: " + probe);
+            }
+        }
+    }
+
+    @Test
+    void theInternalPackagesDependOnEachOtherWithoutCycles() {
+        slices().matching("io.latchkey.internal.(*)..").should().beFreeOfCycles().check(main);
+    }
+
+    @Test
+    void lockCoreKnowsNeitherTheFairLockNorRedLock() {
+        // DESIGN.md: LockClient must not depend on lock-fair or lock-redlock at compile time;
+        // they register themselves as services.
+        noClasses().that().resideOutsideOfPackages(FAIR, REDLOCK)
+                .should().dependOnClassesThat().resideInAnyPackage(FAIR, REDLOCK).check(main);
+        noClasses().that().resideInAPackage(FAIR).should().dependOnClassesThat().resideInAPackage(REDLOCK).check(main);
+        noClasses().that().resideInAPackage(REDLOCK).should().dependOnClassesThat().resideInAPackage(FAIR).check(main);
+    }
+
+    @Test
+    void noLayerBelowTheCohortKnowsIt() {
+        noClasses().that().resideInAnyPackage("io.latchkey.internal.lock..", "io.latchkey.internal.hold..",
+                        "io.latchkey.internal.redis..", "io.latchkey.internal.watchdog..", "io.latchkey.internal.wakeup..",
+                        "io.latchkey.internal.time..")
+                .should().dependOnClassesThat().resideInAPackage("io.latchkey.internal.cohort..").check(main);
+    }
+
+    @Test
+    void thePublicApiReachesTheInternalsOnlyThroughTheFactoryAndTheRedaction() {
+        DescribedPredicate<JavaClass> allowed = DescribedPredicate.describe("the factory or the redaction",
+                type -> type.getName().equals("io.latchkey.internal.client.DefaultLockClient")
+                        || type.getName().equals("io.latchkey.internal.redis.Redaction"));
+        noClasses().that().resideInAPackage("io.latchkey")
+                .should().dependOnClassesThat(DescribedPredicate.and(
+                        JavaClass.Predicates.resideInAPackage("io.latchkey.internal.."),
+                        DescribedPredicate.not(allowed)))
+                .check(main);
+    }
+
+    @Test
+    void noThreadSleepsAndNoWallClockInMainCode() {
+        // Waits are by message and the client's timer; time is the client's ticker (System.nanoTime).
+        noClasses().should().callMethod(Thread.class, "sleep", long.class)
+                .orShould().callMethod(Thread.class, "sleep", long.class, int.class)
+                .orShould().callMethod(System.class, "currentTimeMillis")
+                .orShould().callMethod(Instant.class, "now")
+                .orShould().callMethod(Clock.class, "systemUTC")
+                .orShould().callMethod(Clock.class, "systemDefaultZone")
+                .check(main);
+    }
+}
