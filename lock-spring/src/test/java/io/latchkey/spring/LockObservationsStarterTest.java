@@ -156,6 +156,21 @@ class LockObservationsStarterTest {
         }
     }
 
+    @Test
+    void theObservationsTimersCanBeDroppedWithBootsPropertyAndTheTracesStay() {
+        try (ConfigurableApplicationContext app = TestApplication.run(Recording.class, "latchkey.address=" + redis.uri(),
+                "management.metrics.enable.latchkey.lock.acquisition=false", "management.metrics.enable.latchkey.lock.hold=false")) {
+            app.getBean(OrderService.class).ship(new OrderService.Order(ORDERS.incrementAndGet()));
+            Recorder recorder = app.getBean(Recorder.class);
+            await().untilAsserted(() -> assertThat(recorder.stopped(HOLD)).hasSize(1));
+            assertThat(recorder.stopped(ACQUISITION)).hasSize(1);
+            MeterRegistry meters = app.getBean(MeterRegistry.class);
+            assertThat(meters.getMeters()).extracting(meter -> meter.getId().getName())
+                    .noneMatch(name -> name.startsWith(ACQUISITION) || name.startsWith(HOLD))
+                    .contains("latchkey.lock.acquire", "latchkey.lock.held");
+        }
+    }
+
     /** Prometheus refuses a second meter of one name with other tag keys: none here has two. */
     private static void assertEveryMeterNameHasOneSetOfTagKeys(MeterRegistry meters) {
         Map<String, Set<Set<String>>> keys = meters.getMeters().stream().map(Meter::getId).collect(Collectors.groupingBy(
