@@ -2,12 +2,19 @@ package io.latchkey.spring;
 
 import io.latchkey.LockEventListener;
 import java.util.List;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Tells every listener bean of the application, in their order; each is guarded by the client
- * (one that throws is logged and skipped by the client, so the next is still told). Immutable.
+ * Tells every listener bean of the application, in their order; one that throws is logged and
+ * skipped, so the next is still told. The client guards only the composite as a whole: without
+ * this, a throwing meters listener would keep an acquisition's end from the observations
+ * listener, whose observation would then stay open. Immutable.
  */
 final class CompositeLockEventListener implements LockEventListener {
+
+    private static final Logger log = LoggerFactory.getLogger(CompositeLockEventListener.class);
 
     private final List<LockEventListener> listeners;
 
@@ -26,32 +33,42 @@ final class CompositeLockEventListener implements LockEventListener {
 
     @Override
     public void acquireStarted(AcquireStarted event) {
-        listeners.forEach(listener -> listener.acquireStarted(event));
+        tellEach(LockEventListener::acquireStarted, event);
     }
 
     @Override
     public void acquireEnded(AcquireEnded event) {
-        listeners.forEach(listener -> listener.acquireEnded(event));
+        tellEach(LockEventListener::acquireEnded, event);
     }
 
     @Override
     public void released(Released event) {
-        listeners.forEach(listener -> listener.released(event));
+        tellEach(LockEventListener::released, event);
     }
 
     @Override
     public void renewed(Renewal event) {
-        listeners.forEach(listener -> listener.renewed(event));
+        tellEach(LockEventListener::renewed, event);
     }
 
     @Override
     public void leaseLost(LeaseLost event) {
-        listeners.forEach(listener -> listener.leaseLost(event));
+        tellEach(LockEventListener::leaseLost, event);
     }
 
     @Override
     public void handedOff(HandedOff event) {
-        listeners.forEach(listener -> listener.handedOff(event));
+        tellEach(LockEventListener::handedOff, event);
+    }
+
+    private <E> void tellEach(BiConsumer<LockEventListener, E> method, E event) {
+        for (LockEventListener listener : listeners) {
+            try {
+                method.accept(listener, event);
+            } catch (RuntimeException | LinkageError e) {
+                log.warn("LockEventListener {} threw on {}; ignored", listener, event, e);
+            }
+        }
     }
 
     @Override

@@ -3,8 +3,12 @@ package io.latchkey.spring;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockEventListener;
+import io.latchkey.micrometer.LockAcquireConvention;
+import io.latchkey.micrometer.LockHoldConvention;
+import io.latchkey.micrometer.LockObservations;
 import io.latchkey.micrometer.MicrometerLockEvents;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -20,12 +24,14 @@ import org.springframework.core.env.Environment;
 /**
  * Latchkey for a Spring Boot application: a {@link LockConfig} from {@code latchkey.*} (or
  * {@code spring.data.redis.*}), a {@link LockClient} closed with the context, {@link Locked @Locked}
- * methods, meters when a {@code MeterRegistry} bean exists, and a health contributor when Spring
- * Boot's health support is present. Every bean backs off when the application defines its own.
+ * methods, meters when a {@code MeterRegistry} bean exists, observations when an
+ * {@code ObservationRegistry} bean exists, and a health contributor when Spring Boot's health
+ * support is present. Every bean backs off when the application defines its own.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
 @EnableConfigurationProperties(LatchkeyProperties.class)
 public class LatchkeyAutoConfiguration {
 
@@ -111,6 +117,31 @@ public class LatchkeyAutoConfiguration {
         MicrometerLockEvents latchkeyMicrometerLockEvents(MeterRegistry registry, LatchkeyProperties properties) {
             return properties.getMetrics().isLockNameTag() ? MicrometerLockEvents.withLockNames(registry, properties.getMetrics().getMaxLockNames())
                     : MicrometerLockEvents.of(registry);
+        }
+    }
+
+    /**
+     * Observations of acquisitions and holds, for traces, through lock-micrometer, next to the
+     * meters above (both listeners are told, in the composite of every listener bean). Their
+     * names are not those of the meters: Boot's meter handler makes timers of observations, and
+     * a timer {@code latchkey.lock.acquire} with other tag keys than the meters' would be refused.
+     * A {@link LockAcquireConvention} or {@link LockHoldConvention} bean, if there is one of a
+     * type, is the convention of those observations; else a {@code GlobalObservationConvention}
+     * of the registry applies, else the default.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ObservationRegistry.class, LockObservations.class})
+    @ConditionalOnBean(ObservationRegistry.class)
+    @ConditionalOnProperty(name = "latchkey.observations.enabled", havingValue = "true", matchIfMissing = true)
+    static class Observations {
+
+        @Bean
+        @ConditionalOnMissingBean
+        LockObservations latchkeyLockObservations(ObservationRegistry registry, LatchkeyProperties properties,
+                                                  ObjectProvider<LockAcquireConvention> acquireConvention,
+                                                  ObjectProvider<LockHoldConvention> holdConvention) {
+            return LockObservations.builder(registry).lockNames(properties.getObservations().isLockName())
+                    .acquireConvention(acquireConvention.getIfUnique()).holdConvention(holdConvention.getIfUnique()).build();
         }
     }
 

@@ -30,6 +30,7 @@ public class LatchkeyProperties {
     private final Sentinel sentinel = new Sentinel();
     private final Redlock redlock = new Redlock();
     private final Metrics metrics = new Metrics();
+    private final Observations observations = new Observations();
     private final LocalHandOff localHandOff = new LocalHandOff();
     private final Startup startup = new Startup();
     private final Ssl ssl = new Ssl();
@@ -138,6 +139,11 @@ public class LatchkeyProperties {
     /** {@return the metrics settings} */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** {@return the observation settings} */
+    public Observations getObservations() {
+        return observations;
     }
 
     /** {@return the local hand-off settings} */
@@ -328,6 +334,46 @@ public class LatchkeyProperties {
          */
         public void setMaxLockNames(int maxLockNames) {
             this.maxLockNames = maxLockNames;
+        }
+    }
+
+    /** {@code latchkey.observations.*}: lock acquisitions and holds as Micrometer Observations, for traces. */
+    public static class Observations {
+
+        /** Nothing set, for Spring to bind. */
+        public Observations() {
+        }
+        /** Whether lock acquisitions and holds are observed when the application has an ObservationRegistry. */
+        private boolean enabled = true;
+        /** Whether the lock's name goes on traces (a high-cardinality key value, never on meters): names may hold ids. */
+        private boolean lockName;
+
+        /** {@return whether acquisitions and holds are observed} */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Sets whether acquisitions and holds are observed.
+         *
+         * @param enabled whether acquisitions and holds are observed
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** {@return whether the lock's name goes on traces} */
+        public boolean isLockName() {
+            return lockName;
+        }
+
+        /**
+         * Sets whether the lock's name goes on traces.
+         *
+         * @param lockName whether the lock's name goes on traces
+         */
+        public void setLockName(boolean lockName) {
+            this.lockName = lockName;
         }
     }
 

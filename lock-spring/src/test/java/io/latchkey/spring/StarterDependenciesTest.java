@@ -22,14 +22,16 @@ class StarterDependenciesTest {
 
     @Test
     void anApplicationWithAMeterRegistryGetsTheMetersFromTheStarterAlone() {
-        StarterClassPath classPath = StarterClassPath.withApplicationsOwn(Set.of("micrometer-core"));
+        // Micrometer as Actuator brings it: micrometer-core brings micrometer-observation.
+        StarterClassPath classPath = StarterClassPath.withApplicationsOwn(Set.of("micrometer-core", "micrometer-observation"));
         try (RedisServer redis = RedisServer.start();
              ConfigurableApplicationContext app = new SpringApplicationBuilder(TestApplication.class)
                      .resourceLoader(new DefaultResourceLoader(classPath)).web(WebApplicationType.NONE)
                      .bannerMode(Banner.Mode.OFF).logStartupInfo(false)
                      .properties("latchkey.address=" + redis.uri()).run()) {
             assertThat(app.getBeanNamesForType(LockEventListener.class))
-                    .as("the listeners with the class path less %s", classPath.hidden()).isNotEmpty();
+                    .as("the listeners with the class path less %s", classPath.hidden())
+                    .contains("latchkeyMicrometerLockEvents", "latchkeyLockObservations");
             app.getBean(OrderService.class).ship(new OrderService.Order(1));
             MeterRegistry registry = app.getBean(MeterRegistry.class);
             // An acquisition's end is told on the thread that completes it: awaited, not read at once.
@@ -46,6 +48,8 @@ class StarterDependenciesTest {
              ConfigurableApplicationContext app = run(classPath, "latchkey.address=" + redis.uri(), "spring.jmx.enabled=true",
                      "management.endpoints.jmx.exposure.include=latchkey", "latchkey.endpoint.force-unlock.enabled=true")) {
             assertThat(app.containsBean("latchkeyEndpoint")).isFalse();
+            assertThat(classPath.hidden()).contains("/micrometer-core/", "/micrometer-observation/");
+            assertThat(app.getBeanNamesForType(LockEventListener.class)).as("no Micrometer, no meters or observations").isEmpty();
             assertThat(app.getBean(OrderService.class).ship(new OrderService.Order(2)).fencingToken()).isPositive();
         }
     }

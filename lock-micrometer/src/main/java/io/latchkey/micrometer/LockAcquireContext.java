@@ -1,0 +1,25 @@
+package io.latchkey.micrometer;
+
+import io.latchkey.LockEventListener.AcquireOutcome;
+
+/**
+ * An acquisition, from its {@code AcquireStarted} to its {@code AcquireEnded}: re-entries too.
+ * Not thread-safe (see {@link LockObservationContext}).
+ */
+public final class LockAcquireContext extends LockObservationContext {
+
+    private AcquireOutcome outcome;
+
+    LockAcquireContext(String lockName, String kind, long ownerId, boolean lockNameIncluded) {
+        super(lockName, kind, ownerId, lockNameIncluded);
+    }
+
+    /** {@return how the acquisition ended; null while it is under way (at the observation's start)} */
+    public AcquireOutcome getOutcome() {
+        return outcome;
+    }
+
+    void setOutcome(AcquireOutcome outcome) {
+        this.outcome = outcome;
+    }
+}
