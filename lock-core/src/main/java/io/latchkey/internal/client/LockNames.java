@@ -1,6 +1,7 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.internal.lock.LockKeys;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -64,13 +65,13 @@ final class LockNames {
             char c = name.charAt(i);
             if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
                 throw new IllegalArgumentException("a lock name must not hold control or line-separator characters: "
-                        + String.format("U+%04X at index %d in ", (int) c, i) + quoted(name));
+                        + String.format(Locale.ROOT, "U+%04X at index %d in ", (int) c, i) + quoted(name));
             }
             if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
                 throw new IllegalArgumentException("a lock name must be well-formed UTF-16: a lone surrogate "
-                        + String.format("U+%04X at index %d in ", (int) c, i) + quoted(name));
+                        + String.format(Locale.ROOT, "U+%04X at index %d in ", (int) c, i) + quoted(name));
             }
         }
         return name;
@@ -83,7 +84,7 @@ final class LockNames {
         for (int i = 0; i < end; i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c) || Character.isSurrogate(c) || c == '\u2028' || c == '\u2029') {
-                out.append(String.format("\\u%04X", (int) c));
+                out.append(String.format(Locale.ROOT, "\\u%04X", (int) c));
             } else {
                 out.append(c);
             }
