@@ -1,5 +1,6 @@
 package io.latchkey;
 
+import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.redis.Redaction;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
@@ -36,6 +37,8 @@ public final class LockConfig {
     static final int COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT = 4;
     static final int MIN_RED_LOCK_MASTERS = 3;
     private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+    /** Far above a real application name, short enough that every derived key stays close to its lock name's length. */
+    static final int MAX_KEY_PREFIX_LENGTH = 64;
 
     private final Optional<String> address;
     private final List<String> clusterAddresses;
@@ -49,6 +52,7 @@ public final class LockConfig {
     private final LockEventListener eventListener;
     private final Optional<ReplicaAcknowledgement> replicaAcknowledgement;
     private final Optional<LocalHandOff> localHandOff;
+    private final String keyPrefix;
 
     private LockConfig(Builder builder, Duration watchdogTimeout, Duration fairLockWaitTimeout,
             Duration commandTimeout, Duration redLockAttemptTimeout) {
@@ -64,13 +68,14 @@ public final class LockConfig {
         this.eventListener = builder.eventListener;
         this.replicaAcknowledgement = Optional.ofNullable(builder.replicaAcknowledgement);
         this.localHandOff = Optional.ofNullable(builder.localHandOff);
+        this.keyPrefix = builder.keyPrefix;
     }
 
     /**
      * {@return a builder with the defaults: 30 s watchdog lease, 3 s command timeout, 100 ms
      * RedLock attempt timeout, a fair wait timeout equal to the watchdog lease, each adapted to
-     * the settings made (see {@link Builder#build()}), and local hand-off on with
-     * {@link LocalHandOff#DEFAULT}}
+     * the settings made (see {@link Builder#build()}), local hand-off on with
+     * {@link LocalHandOff#DEFAULT}, and the key prefix {@code latchkey}}
      */
     public static Builder builder() {
         return new Builder();
@@ -173,6 +178,15 @@ public final class LockConfig {
     }
 
     /**
+     * {@return the start of every key and channel the client derives from a lock name:
+     * {@code <prefix>:{N}:channel}, {@code <prefix>:fence:{S}} and so on; {@code latchkey} unless
+     * set}. The lock hash itself is the lock's name, whatever the prefix.
+     */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /**
      * {@return where the client's Redis is, fit to show in a log line or a health detail: the
      * URI, {@code cluster [URIs]} or {@code redlock [URIs]}, each without its credentials}
      */
@@ -198,7 +212,8 @@ public final class LockConfig {
                 + ", trustedCertificates=" + trustedCertificates.map(Path::toString)
                         .orElse(tlsManagers.isPresent() ? "given managers" : "JVM default")
                 + ", replicaAcknowledgement=" + replicaAcknowledgement.map(ReplicaAcknowledgement::toString).orElse("none")
-                + ", localHandOff=" + localHandOff.map(LocalHandOff::toString).orElse("off") + '}';
+                + ", localHandOff=" + localHandOff.map(LocalHandOff::toString).orElse("off")
+                + ", keyPrefix=" + keyPrefix + '}';
     }
 
     /** What an acquisition does when fewer replicas than asked acknowledged it in time. */
@@ -314,6 +329,7 @@ public final class LockConfig {
         private ReplicaAcknowledgement replicaAcknowledgement;
         /** Null when off. */
         private LocalHandOff localHandOff = LocalHandOff.DEFAULT;
+        private String keyPrefix = LockKeys.DEFAULT_PREFIX;
 
         private Builder() {
         }
@@ -530,6 +546,55 @@ public final class LockConfig {
         }
 
         /**
+         * Sets the start of every key and channel the client derives from a lock name (default
+         * {@code latchkey}): with {@code keyPrefix("billing")} a lock {@code N} keeps its hash at
+         * {@code N} and derives {@code billing:{N}:channel}, {@code billing:fence:{S}} and the
+         * like. Applications that share a Redis each take their own prefix, so that each one's
+         * ACL user can be confined to {@code ~billing:* &billing:*} plus its lock names, and no
+         * application can reset another's fencing counters or wake its waiters. Every client of
+         * one lock must use the same prefix, or they do not wake each other and draw tokens from
+         * different counters (they still exclude each other: the hash is the name).
+         *
+         * @param prefix not empty, at most 64 characters, without braces (they would change the
+         *     Cluster hash tag of every derived key), whitespace, control characters or the glob
+         *     characters {@code * ? [ ] \} (the ACL patterns would read them as wildcards), and
+         *     not ending with ':' (the library adds it); not null. Lock names starting with
+         *     {@code prefix + ":"} are refused, as are those starting with {@code latchkey:}.
+         * @return this builder
+         * @throws IllegalArgumentException if the prefix breaks one of these rules
+         * @throws NullPointerException if it is null
+         */
+        public Builder keyPrefix(String prefix) {
+            Objects.requireNonNull(prefix, "keyPrefix");
+            requireArgument(!prefix.isEmpty(), "keyPrefix must not be empty");
+            for (int i = 0; i < prefix.length(); i++) {
+                char c = prefix.charAt(i);
+                if (Character.isHighSurrogate(c) && i + 1 < prefix.length() && Character.isLowSurrogate(prefix.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                // A lone surrogate would reach Redis as '?', so that two prefixes would share keys.
+                requireArgument(!(Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)
+                                || Character.getType(c) == Character.FORMAT || Character.isSurrogate(c)),
+                        "keyPrefix must not hold whitespace, control characters or a lone surrogate: U+%04X at index %s in %s",
+                        (int) c, i, escaped(prefix));
+                // The prefix goes into the ACL patterns ~P:* and &P:*, which are globs: a wildcard
+                // in it would give one application's user another application's keys.
+                if ("*?[]\\".indexOf(c) >= 0) {
+                    throw new IllegalArgumentException("keyPrefix must not hold the glob characters * ? [ ] \\, "
+                            + "which ACL patterns and SCAN read as wildcards: '" + prefix + "'");
+                }
+            }
+            requireArgument(prefix.length() <= MAX_KEY_PREFIX_LENGTH, "keyPrefix may have at most %s characters, not %s: '%s…'",
+                    MAX_KEY_PREFIX_LENGTH, prefix.length(), prefix.length() > MAX_KEY_PREFIX_LENGTH ? prefix.substring(0, MAX_KEY_PREFIX_LENGTH) : prefix);
+            requireArgument(prefix.indexOf('{') < 0 && prefix.indexOf('}') < 0,
+                    "keyPrefix must not hold '{' or '}', which would change the Cluster hash slot of every derived key: '%s'", prefix);
+            requireArgument(!prefix.endsWith(":"), "keyPrefix must not end with ':', which the keys add: '%s'", prefix);
+            this.keyPrefix = prefix;
+            return this;
+        }
+
+        /**
          * Validates the settings and fills in the durations left unset, each so that it fits the
          * ones that were set: the command timeout is 3 s or a quarter of the watchdog timeout if
          * that is shorter, and at least a RedLock attempt timeout that was set; the watchdog
@@ -630,6 +695,20 @@ public final class LockConfig {
             // 2^53 ms the scripts no longer read it as an integer (LeaseTerm.MAX).
             requireArgument(value == null || value.compareTo(MAX_DURATION) <= 0, "%s must be at most %s (a year): %s",
                     setting, MAX_DURATION, value);
+        }
+
+        /** The prefix, printable whatever it holds: what a message may quote of a refused one. */
+        private static String escaped(String prefix) {
+            StringBuilder out = new StringBuilder("'");
+            prefix.chars().forEach(c -> {
+                if (Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)
+                        || Character.isSurrogate((char) c) || Character.getType(c) == Character.FORMAT) {
+                    out.append(String.format(Locale.ROOT, "\\u%04X", c));
+                } else {
+                    out.append((char) c);
+                }
+            });
+            return out.append('\'').toString();
         }
 
         private static Duration min(Duration a, Duration b) {

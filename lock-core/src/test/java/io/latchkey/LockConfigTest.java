@@ -323,4 +323,33 @@ class LockConfigTest {
                 .replicaAcknowledgement(1, Duration.ofSeconds(3), LockConfig.ReplicaShortfall.FAIL).build());
         assertTrue(tooLong.getMessage().contains("must be shorter than the commandTimeout (PT3S)"), tooLong.getMessage());
     }
+
+    @Test
+    void theKeyPrefixIsLatchkeyUnlessSetAndShownInToString() {
+        LockConfig byDefault = LockConfig.builder().address(URI).build();
+        assertEquals("latchkey", byDefault.keyPrefix());
+        assertTrue(byDefault.toString().contains("keyPrefix=latchkey"), byDefault.toString());
+        LockConfig billing = LockConfig.builder().address(URI).keyPrefix("team-1:billing.\u00fc\uD83D\uDD12").build();
+        assertEquals("team-1:billing.\u00fc\uD83D\uDD12", billing.keyPrefix());
+        assertTrue(billing.toString().contains("keyPrefix=team-1:billing."), billing.toString());
+        assertEquals(64, LockConfig.builder().address(URI).keyPrefix("p".repeat(64)).build().keyPrefix().length());
+    }
+
+    @Test
+    void keyPrefixesThatCouldMoveASlotOrWidenAnAclPatternAreRejectedNamingTheSetting() {
+        for (String prefix : List.of("", "p".repeat(65), "a{b", "a}b", "{t}", "app:", "a b", "tab\t", "nl\n", "nul\u0000",
+                "nbsp\u00a0", "zw\u200b", "lone\uD800", "app*", "a?p", "a[b]", "a\\b")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> LockConfig.builder().address(URI).keyPrefix(prefix), prefix);
+            assertTrue(e.getMessage().startsWith("keyPrefix "), e.getMessage());
+            assertFalse(e.getMessage().chars().anyMatch(c -> c < 0x20), () -> "no control character in " + e.getMessage());
+        }
+        IllegalArgumentException colon = assertThrows(IllegalArgumentException.class,
+                () -> LockConfig.builder().keyPrefix("app:"));
+        assertTrue(colon.getMessage().contains("must not end with ':'"), colon.getMessage());
+        IllegalArgumentException control = assertThrows(IllegalArgumentException.class,
+                () -> LockConfig.builder().keyPrefix("a\r\nb"));
+        assertTrue(control.getMessage().contains("U+000D at index 1 in 'a\\u000D\\u000Ab'"), control.getMessage());
+        assertThrows(NullPointerException.class, () -> LockConfig.builder().keyPrefix(null));
+    }
 }

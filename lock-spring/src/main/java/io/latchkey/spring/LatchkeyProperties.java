@@ -26,6 +26,12 @@ public class LatchkeyProperties {
     private Duration fairLockWaitTimeout;
     /** The bound on one RedLock master's answer to an acquire, under its old name: use latchkey.redlock.attempt-timeout. */
     private Duration redLockAttemptTimeout;
+    /**
+     * The start of every key and channel derived from a lock name (queues, channels, fencing
+     * counters): give each application that shares a Redis its own, and its ACL user the patterns
+     * ~prefix:* &prefix:* (see the README's Minimal ACL).
+     */
+    private String keyPrefix = "latchkey";
     private final Cluster cluster = new Cluster();
     private final Sentinel sentinel = new Sentinel();
     private final Redlock redlock = new Redlock();
@@ -119,6 +125,20 @@ public class LatchkeyProperties {
     @Deprecated
     public void setRedLockAttemptTimeout(Duration redLockAttemptTimeout) {
         this.redLockAttemptTimeout = redLockAttemptTimeout;
+    }
+
+    /** {@return the key prefix} */
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    /**
+     * Sets the key prefix.
+     *
+     * @param keyPrefix the key prefix; {@link io.latchkey.LockConfig.Builder#keyPrefix(String)} validates it
+     */
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
     }
 
     /** {@return the Redis Cluster settings} */

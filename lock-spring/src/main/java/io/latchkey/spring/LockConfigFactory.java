@@ -47,6 +47,7 @@ final class LockConfigFactory {
         Optional.ofNullable(properties.getFairLockWaitTimeout()).ifPresent(builder::fairLockWaitTimeout);
         Optional.ofNullable(redLockAttemptTimeout(properties)).ifPresent(builder::redLockAttemptTimeout);
         localHandOff(properties.getLocalHandOff(), builder);
+        Optional.ofNullable(properties.getKeyPrefix()).ifPresent(builder::keyPrefix);
         return builder.build();
     }
 

@@ -72,6 +72,24 @@ class LatchkeyStarterTest {
     }
 
     @Test
+    void theKeyPrefixIsLatchkeyUnlessSetAndStartsTheKeysTheLocksDerive() {
+        try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri())) {
+            assertThat(context.getBean(LockConfig.class).keyPrefix()).isEqualTo("latchkey");
+        }
+        try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri(),
+                "latchkey.key-prefix=billing")) {
+            assertThat(context.getBean(LockConfig.class).keyPrefix()).isEqualTo("billing");
+            LockClient client = context.getBean(LockClient.class);
+            client.getLock("starter-prefix").lock();
+            client.getLock("starter-prefix").unlock();
+            assertThat((List<?>) redis.command("KEYS", "billing:fence:*")).isNotEmpty();
+            assertThatThrownBy(() -> client.getLock("billing:anything")).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> TestApplication.run("latchkey.address=" + redis.uri(), "latchkey.key-prefix=billing:").close())
+                .rootCause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+    }
+
+    @Test
     void localHandOffIsOnUnlessTurnedOffAndTakesItsBounds() {
         try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri(),
                 "latchkey.local-hand-off.enabled=false")) {

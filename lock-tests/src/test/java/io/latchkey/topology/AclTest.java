@@ -8,62 +8,65 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
+import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.LockHold;
 import io.latchkey.LockRefusedException;
+import io.latchkey.SemaphorePermit;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * ACL users given in the URI ({@code redis://user:password@host}): a user allowed only the
- * commands Latchkey sends, on its own keys and unlock channels, can use every plain-lock
- * operation, and with the read-write lock's few more every read-write lock operation; a wrong
- * password fails at {@code create} and a missing permission at first use, each with a message
- * that says so.
+ * ACL users given in the URI ({@code redis://user:password@host}). For each lock kind, a user
+ * with exactly the commands of the kind's row of the README's Minimal ACL (read from the README),
+ * its lock names, and its key prefix's keys and channels ({@code ~acl:* &acl:*}) runs every
+ * operation of the kind: nothing is refused, and every command of the row was called (Redis's
+ * own command counts say so), so the row is neither short nor padded. A wrong password fails at
+ * {@code create}, and a missing permission at first use, each with a message that says so.
  */
 class AclTest {
 
     /**
-     * Everything the plain lock sends, directly or from its scripts: the connection handshake
-     * (HELLO with its AUTH option; Lettuce's CLIENT SETINFO on Redis 7.2+ may be refused), the
-     * scripts (EVALSHA, EVAL on NOSCRIPT) and what they run (EXISTS, HEXISTS, HGET, HSET, HDEL,
-     * HINCRBY, INCR of the fencing counter, PEXPIRE, PTTL, DEL, PUBLISH), the queries (EXISTS,
-     * HGET, PTTL) and the wake-ups (SUBSCRIBE, UNSUBSCRIBE); with local hand-off, the default,
-     * also INCRBY (a Redis hold reserves a block of tokens) and GET, SET and DEL of the lock's
-     * waiting mark and turn ({@code latchkey:{N}:waiting}, {@code latchkey:{N}:turn}), in the
-     * scripts and, for the mark, directly. Keys are limited to the application's lock names
-     * ({@code locks:*}) and Latchkey's own {@code latchkey:*} (the fencing counters
-     * {@code latchkey:fence:{S}}, the waiting marks and turns, and the unlock channel, which the
-     * scripts declare as a key so that Cluster routes its sharded publish), channels to
-     * {@code latchkey:*}.
+     * The plain lock's row with local hand-off (the default), on the default prefix: the
+     * connection handshake (HELLO with its AUTH option; Lettuce's CLIENT SETINFO on Redis 7.2+
+     * may be refused), the scripts (EVALSHA, EVAL on NOSCRIPT) and what they run, the queries,
+     * the wake-ups, and with local hand-off the waiting mark and turn. Keys are limited to the
+     * application's lock names ({@code locks:*}) and the prefix's ({@code latchkey:*}: fencing
+     * counters, waiting marks and turns, and the unlock channel, which the scripts declare as a
+     * key so that Cluster routes its sharded publish), channels to {@code latchkey:*}.
      */
-    static final List<String> LOCK_USER_RULES = List.of(
-            "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
-            "+hello",
-            "+evalsha", "+eval",
-            "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+incr", "+pexpire", "+pttl", "+del", "+publish",
-            "+incrby", "+get", "+set",
-            "+subscribe", "+unsubscribe");
+    static final List<String> LOCK_USER_RULES = MinimalAcl.rules("s3cret", "latchkey", "locks:*",
+            MinimalAcl.commands(MinimalAcl.PLAIN_WITH_HAND_OFF));
 
+    /** The key prefix of the per-kind users. */
+    private static final String PREFIX = "acl";
+    private static final Duration LEASE = Duration.ofMillis(2500);
+    private static final Pattern CALLS = Pattern.compile("(?m)^cmdstat_([a-z|]+):calls=(\\d+)");
     /**
-     * What the read-write lock's scripts send besides: Redis {@code TIME} (each hold's lease ends
-     * by Redis's clock), and the sorted sets of the holds' leases and of the waiting writers.
+     * Listed commands that the operations below do not call, each for a reason: the plain and
+     * fair locks' HDEL only undoes a grant whose answer was lost (release.lua's 'undo').
      */
-    static final List<String> READ_WRITE_LOCK_RULES = List.of(
-            "+time", "+zadd", "+zrem", "+zscore", "+zcount", "+zrange", "+zrangebyscore", "+zrevrangebyscore",
-            "+zremrangebyscore");
+    private static final Set<String> ONLY_UNDER_FAULTS = Set.of("+hdel");
 
     private static RedisServer redis;
 
@@ -72,25 +75,16 @@ class AclTest {
     @BeforeAll
     static void startRedis() {
         redis = RedisServer.start();
-        List<String> setUser = new ArrayList<>(List.of("ACL", "SETUSER", "locker"));
-        setUser.addAll(LOCK_USER_RULES);
-        redis.command(setUser.toArray(String[]::new));
-        List<String> noScripts = new ArrayList<>(setUser);
-        noScripts.set(2, "reader");
-        noScripts.removeAll(List.of("+evalsha", "+eval"));
-        redis.command(noScripts.toArray(String[]::new));
-        List<String> rulesOf01 = new ArrayList<>(setUser);
-        rulesOf01.set(2, "locker01");
-        rulesOf01.removeAll(List.of("+hset", "+hdel", "+incr", "+incrby", "+get", "+set"));
-        redis.command(rulesOf01.toArray(String[]::new));
-        List<String> readWrite = new ArrayList<>(setUser);
-        readWrite.set(2, "rw-locker");
-        readWrite.addAll(READ_WRITE_LOCK_RULES);
-        redis.command(readWrite.toArray(String[]::new));
-        List<String> rulesBeforeFencing = new ArrayList<>(setUser);
-        rulesBeforeFencing.set(2, "locker-unfenced");
-        rulesBeforeFencing.removeAll(List.of("+incr", "+incrby"));
-        redis.command(rulesBeforeFencing.toArray(String[]::new));
+        redis.command(MinimalAcl.setUser("locker", LOCK_USER_RULES));
+        redis.command(MinimalAcl.setUser("reader", without(LOCK_USER_RULES, "+evalsha", "+eval")));
+        redis.command(MinimalAcl.setUser("locker01", without(LOCK_USER_RULES, "+hset", "+hdel", "+incr", "+incrby", "+get", "+set")));
+        redis.command(MinimalAcl.setUser("locker-unfenced", without(LOCK_USER_RULES, "+incr", "+incrby")));
+    }
+
+    private static List<String> without(List<String> rules, String... removed) {
+        List<String> left = new ArrayList<>(rules);
+        left.removeAll(List.of(removed));
+        return left;
     }
 
     @AfterAll
@@ -115,53 +109,301 @@ class AclTest {
         return client;
     }
 
-    @Test
-    void aUserAllowedOnlyTheLockCommandsCanUseEveryLockOperation() throws Exception {
-        String name = "locks:" + UUID.randomUUID();
-        Duration lease = Duration.ofMillis(2500);
-        DistributedLock held = connect("locker", "s3cret", lease).getLock(name);
-        DistributedLock awaited = connect("locker", "s3cret", lease).getLock(name);
+    /** An operation of a kind that may throw, as the user runs it. */
+    private interface Operations {
+        void run() throws Exception;
+    }
 
-        held.lockAsync(1).get(5, TimeUnit.SECONDS);
-        held.lockAsync(1).get(5, TimeUnit.SECONDS);
-        assertTrue(held.isLocked());
-        assertTrue(held.isHeldBy(1));
-        assertTrue(held.remainingLease().toMillis() > 0);
+    /**
+     * Creates the user of a row on each server, starts every server's counts afresh (an empty
+     * script cache, so that EVAL's fallback runs too), runs the operations, and checks that no
+     * command was refused and that every command of the row was called.
+     *
+     * @param user the user's name
+     * @param commands exactly the commands of its row
+     * @param uncalled the commands of the row that these operations do not call, each with its reason above
+     */
+    private void asUser(String user, List<String> commands, Set<String> uncalled, List<RedisServer> servers,
+                        Operations operations) throws Exception {
+        for (RedisServer server : servers) {
+            server.command(MinimalAcl.setUser(user, MinimalAcl.rules("s3cret", PREFIX, "locks:*", commands)));
+            server.command("SCRIPT", "FLUSH");
+            server.command("ACL", "LOG", "RESET");
+            server.command("CONFIG", "RESETSTAT");
+        }
+        operations.run();
+        for (RedisServer server : servers) {
+            // Lettuce sends CLIENT SETINFO on connect, which Redis 7.2+ may refuse; Lettuce goes on without it.
+            List<String> refused = ((List<?>) server.command("ACL", "LOG")).stream().map(entry -> (List<?>) entry)
+                    .map(entry -> entry.get(entry.indexOf("reason") + 1) + " " + entry.get(entry.indexOf("object") + 1))
+                    .filter(refusal -> !refusal.equals("command client|setinfo")).toList();
+            assertEquals(List.of(), refused, user + " was refused nothing");
+        }
+        Set<String> expected = new TreeSet<>(commands);
+        expected.removeAll(uncalled);
+        // Unsubscribing may follow the last waiter's leaving by a linger.
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            Set<String> called = new TreeSet<>();
+            for (RedisServer server : servers) {
+                called.addAll(called(server));
+            }
+            Set<String> missing = new TreeSet<>(expected);
+            missing.removeAll(called);
+            assertEquals(Set.of(), missing, user + " called every command of its row but " + uncalled);
+        });
+    }
+
+    /** @return the commands the server ran since its counts were reset, as ACL rules name them ({@code +hget}) */
+    private static Set<String> called(RedisServer server) {
+        Matcher calls = CALLS.matcher(String.valueOf(server.command("INFO", "commandstats")));
+        Set<String> called = new TreeSet<>();
+        while (calls.find()) {
+            if (Long.parseLong(calls.group(2)) > 0) {
+                called.add("+" + calls.group(1));
+            }
+        }
+        return called;
+    }
+
+    private LockClient connect(String user, UnaryOperator<LockConfig.Builder> settings, RedisServer... servers) {
+        List<String> uris = List.of(servers).stream()
+                .map(server -> "redis://" + user + ":s3cret@" + server.host() + ":" + server.port()).toList();
+        LockConfig.Builder builder = LockConfig.builder().keyPrefix(PREFIX).watchdogTimeout(LEASE)
+                .commandTimeout(Duration.ofSeconds(1));
+        builder = servers.length == 1 ? builder.address(uris.get(0)) : builder.redLockAddresses(uris.toArray(String[]::new));
+        LockClient client = LockClient.create(settings.apply(builder).build());
+        clients.add(client);
+        return client;
+    }
+
+    /**
+     * Every operation of a {@link DistributedLock}, from two clients of the user: blocking and async
+     * acquisition, re-entry, the queries, the watchdog's renewal, a try that runs out, a waiter
+     * woken by the unlock, a fixed lease and a hold's token, and force-unlocks.
+     */
+    private static void everyLockOperation(DistributedLock held, DistributedLock awaited) throws Exception {
+        held.lock();
+        held.lock();
+        assertEquals(2, held.getHoldCount());
+        assertTrue(held.isHeldByCurrentThread());
+        assertTrue(awaited.isLocked());
+        assertTrue(awaited.isLockedAsync().get(5, TimeUnit.SECONDS));
+        assertTrue(awaited.remainingLease().compareTo(Duration.ZERO) > 0);
         // The watchdog's renewal script runs as this user too.
-        await().during(lease.multipliedBy(3).dividedBy(2)).atMost(lease.multipliedBy(3)).until(awaited::isLocked);
+        await().during(LEASE.multipliedBy(3).dividedBy(2)).atMost(LEASE.multipliedBy(3)).until(awaited::isLocked);
+        assertFalse(awaited.tryLock(Duration.ofMillis(100)), "held by the other client");
+        assertFalse(awaited.tryLockAsync(Duration.ofMillis(100), LEASE, 3).get(5, TimeUnit.SECONDS));
 
         CompletableFuture<Void> waiter = awaited.lockAsync(2);
-        held.unlockAsync(1).get(5, TimeUnit.SECONDS);
+        CompletableFuture<Void> next = awaited.lockAsync(LEASE, 4);
+        held.unlock();
         assertFalse(waiter.isDone(), "one hold is left");
-        held.unlockAsync(1).get(5, TimeUnit.SECONDS);
-        waiter.get(5, TimeUnit.SECONDS);
+        held.unlock();
+        assertEquals(0, held.getHoldCount());
+        CompletableFuture.anyOf(waiter, next).get(5, TimeUnit.SECONDS);
+        long first = waiter.isDone() ? 2 : 4;
+        assertTrue(awaited.isHeldBy(first));
+        awaited.unlockAsync(first).get(5, TimeUnit.SECONDS);
+        (first == 2 ? next : waiter).get(5, TimeUnit.SECONDS);
+        awaited.unlockAsync(first == 2 ? 4 : 2).get(5, TimeUnit.SECONDS);
+
+        LockHold fixed = held.acquire(LEASE);
+        assertTrue(fixed.parts().stream().allMatch(part -> part.fencingToken() > 0));
+        fixed.close();
+        awaited.lockAsync(Duration.ofSeconds(30), 5).get(5, TimeUnit.SECONDS);
         assertTrue(held.forceUnlock());
-        assertFalse(awaited.isLocked());
+        assertFalse(held.isLocked());
+        awaited.acquireAsync(6).get(5, TimeUnit.SECONDS);
+        assertTrue(held.forceUnlockAsync().get(5, TimeUnit.SECONDS));
+        assertFalse(awaited.isLockedAsync().get(5, TimeUnit.SECONDS));
     }
 
     @Test
-    void aUserAllowedTheReadWriteLocksCommandsTooCanUseEveryReadWriteLockOperation() throws Exception {
+    void thePlainLocksRowWithoutLocalHandOffCoversEveryOperation() throws Exception {
         String name = "locks:" + UUID.randomUUID();
-        Duration lease = Duration.ofMillis(2500);
-        DistributedReadWriteLock reading = connect("rw-locker", "s3cret", lease).getReadWriteLock(name);
-        DistributedReadWriteLock writing = connect("rw-locker", "s3cret", lease).getReadWriteLock(name);
+        asUser("plain", MinimalAcl.commands(MinimalAcl.PLAIN), ONLY_UNDER_FAULTS, List.of(redis), () -> everyLockOperation(
+                connect("plain", LockConfig.Builder::noLocalHandOff, redis).getLock(name),
+                connect("plain", LockConfig.Builder::noLocalHandOff, redis).getLock(name)));
+    }
 
-        reading.readLock().lockAsync(1).get(5, TimeUnit.SECONDS);
-        assertTrue(reading.readLock().isHeldBy(1));
-        assertTrue(writing.readLock().remainingLease().toMillis() > 0);
-        CompletableFuture<Void> writer = writing.writeLock().lockAsync(2);
-        // The watchdog's renewal script runs as this user too, and the writer keeps its place.
-        await().during(lease.multipliedBy(3).dividedBy(2)).atMost(lease.multipliedBy(3))
-                .until(() -> writing.readLock().isLocked() && !writer.isDone());
-        assertFalse(reading.readLock().tryLockAsync(Duration.ofMillis(100), lease, 3).get(5, TimeUnit.SECONDS),
-                "a new reader waits behind the waiting writer");
+    @Test
+    void thePlainLocksRowWithLocalHandOffCoversEveryOperation() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        asUser("plain-hand-off", MinimalAcl.commands(MinimalAcl.PLAIN_WITH_HAND_OFF), ONLY_UNDER_FAULTS, List.of(redis), () -> {
+            LockClient one = connect("plain-hand-off", UnaryOperator.identity(), redis);
+            everyLockOperation(one.getLock(name), connect("plain-hand-off", UnaryOperator.identity(), redis).getLock(name));
+            // Two owners of one client pass the hold locally, a third client's try marks itself waiting.
+            DistributedLock local = one.getLock(name);
+            local.lockAsync(7).get(5, TimeUnit.SECONDS);
+            CompletableFuture<Void> handedOff = local.lockAsync(8);
+            local.unlockAsync(7).get(5, TimeUnit.SECONDS);
+            handedOff.get(5, TimeUnit.SECONDS);
+            local.unlockAsync(8).get(5, TimeUnit.SECONDS);
+        });
+    }
 
-        reading.readLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
-        writer.get(5, TimeUnit.SECONDS);
-        assertFalse(reading.writeLock().tryLockAsync(Duration.ofMillis(100), lease, 4).get(5, TimeUnit.SECONDS),
-                "a writer that gives up leaves the waiting writers");
-        assertTrue(reading.writeLock().forceUnlock());
-        assertFalse(writing.writeLock().isLocked());
+    @Test
+    void theFairLocksRowCoversEveryOperation() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        asUser("fair", MinimalAcl.commands(MinimalAcl.FAIR), ONLY_UNDER_FAULTS, List.of(redis), () -> everyLockOperation(
+                connect("fair", UnaryOperator.identity(), redis).getFairLock(name),
+                connect("fair", UnaryOperator.identity(), redis).getFairLock(name)));
+    }
+
+    @Test
+    void theRedLockMastersRowCoversEveryOperation() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        List<RedisServer> masters = List.of(RedisServer.start(), RedisServer.start(), RedisServer.start());
+        try {
+            // One master's counter ahead of the others', so that the RedLock raises the others' (GET, SET).
+            masters.get(0).command("SET", LockKeys.of(name, PREFIX).fenceCounter(), "10");
+            RedisServer[] servers = masters.toArray(RedisServer[]::new);
+            asUser("redlock", MinimalAcl.commands(MinimalAcl.RED_LOCK_MASTER), ONLY_UNDER_FAULTS, masters, () -> everyLockOperation(
+                    connect("redlock", UnaryOperator.identity(), servers).getRedLock(name),
+                    connect("redlock", UnaryOperator.identity(), servers).getRedLock(name)));
+        } finally {
+            closeClients();
+            clients.clear();
+            masters.forEach(RedisServer::close);
+        }
+    }
+
+    @Test
+    void theReadWriteLocksRowCoversEveryOperation() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        asUser("rw", MinimalAcl.commands(MinimalAcl.READ_WRITE), Set.of(), List.of(redis), () -> {
+            DistributedReadWriteLock reading = connect("rw", UnaryOperator.identity(), redis).getReadWriteLock(name);
+            DistributedReadWriteLock writing = connect("rw", UnaryOperator.identity(), redis).getReadWriteLock(name);
+
+            reading.readLock().lock();
+            reading.readLock().lock();
+            assertEquals(2, reading.readLock().getHoldCount());
+            writing.readLock().lockAsync(1).get(5, TimeUnit.SECONDS);
+            assertTrue(writing.readLock().isHeldBy(1));
+            assertTrue(writing.readLock().remainingLease().toMillis() > 0);
+            CompletableFuture<Void> writer = writing.writeLock().lockAsync(2);
+            // The watchdog's renewal script runs as this user too, and the writer keeps its place.
+            await().during(LEASE.multipliedBy(3).dividedBy(2)).atMost(LEASE.multipliedBy(3))
+                    .until(() -> writing.readLock().isLocked() && !writer.isDone());
+            assertFalse(writing.readLock().tryLockAsync(Duration.ofMillis(100), LEASE, 3).get(5, TimeUnit.SECONDS),
+                    "a new reader waits behind the waiting writer");
+            reading.readLock().unlock();
+            reading.readLock().unlock();
+            writing.readLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
+            writer.get(5, TimeUnit.SECONDS);
+            assertTrue(reading.writeLock().isLockedAsync().get(5, TimeUnit.SECONDS));
+            CompletableFuture<Void> reader = reading.readLock().lockAsync(4);
+            assertFalse(reading.writeLock().tryLockAsync(Duration.ofMillis(100), LEASE, 5).get(5, TimeUnit.SECONDS),
+                    "a writer that gives up leaves the waiting writers");
+            writing.writeLock().unlockAsync(2).get(5, TimeUnit.SECONDS);
+            reader.get(5, TimeUnit.SECONDS);
+            reading.readLock().unlockAsync(4).get(5, TimeUnit.SECONDS);
+
+            // A lock of another kind on the name: the read-write lock answers with its lease (PTTL).
+            DistributedLock plain = connect("rw", LockConfig.Builder::noLocalHandOff, redis).getLock(name);
+            plain.lockAsync(LEASE, 9).get(5, TimeUnit.SECONDS);
+            assertFalse(reading.writeLock().tryLockAsync(Duration.ZERO, LEASE, 10).get(5, TimeUnit.SECONDS));
+            plain.unlockAsync(9).get(5, TimeUnit.SECONDS);
+
+            LockHold fixed = reading.writeLock().acquire(LEASE);
+            assertTrue(fixed.fencingToken() > 0);
+            fixed.close();
+            writing.writeLock().lockAsync(6).get(5, TimeUnit.SECONDS);
+            assertTrue(reading.writeLock().forceUnlock());
+            writing.readLock().lockAsync(7).get(5, TimeUnit.SECONDS);
+            assertTrue(reading.readLock().forceUnlockAsync().get(5, TimeUnit.SECONDS));
+            assertFalse(writing.readLock().isLocked());
+        });
+    }
+
+    @Test
+    void theSemaphoresRowCoversEveryOperation() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        asUser("semaphore", MinimalAcl.commands(MinimalAcl.SEMAPHORE), Set.of(), List.of(redis), () -> {
+            DistributedSemaphore mine = connect("semaphore", UnaryOperator.identity(), redis).getSemaphore(name, 2);
+            DistributedSemaphore theirs = connect("semaphore", UnaryOperator.identity(), redis).getSemaphore(name, 2);
+
+            SemaphorePermit first = mine.acquire();
+            Optional<SemaphorePermit> second = mine.tryAcquire(Duration.ofSeconds(1));
+            assertTrue(second.isPresent());
+            assertEquals(0, theirs.availablePermits());
+            // The watchdog's renewal script runs as this user too.
+            await().during(LEASE.multipliedBy(3).dividedBy(2)).atMost(LEASE.multipliedBy(3))
+                    .until(() -> theirs.availablePermits() == 0);
+            assertTrue(theirs.tryAcquire(Duration.ofMillis(100)).isEmpty());
+            assertTrue(theirs.tryAcquireAsync(Duration.ZERO, LEASE).get(5, TimeUnit.SECONDS).isEmpty());
+            CompletableFuture<SemaphorePermit> waiting = theirs.acquireAsync();
+            first.close();
+            SemaphorePermit woken = waiting.get(5, TimeUnit.SECONDS);
+            assertThrows(IllegalStateException.class, () -> connect("semaphore", UnaryOperator.identity(), redis)
+                    .getSemaphore(name, 3).tryAcquire(Duration.ZERO), "another limit is in force");
+            woken.close();
+            second.get().close();
+            Optional<SemaphorePermit> fixed = theirs.tryAcquire(Duration.ZERO, LEASE);
+            assertTrue(fixed.isPresent());
+            fixed.get().close();
+            assertEquals(2, mine.availablePermits());
+        });
+    }
+
+    /** A multi-lock sends nothing of its own: the union of its parts' rows is all it needs. */
+    @Test
+    void aMultiLockNeedsTheRowsOfItsParts() throws Exception {
+        String plain = "locks:" + UUID.randomUUID();
+        String fair = "locks:" + UUID.randomUUID();
+        List<String> union = MinimalAcl.union(MinimalAcl.PLAIN_WITH_HAND_OFF, MinimalAcl.FAIR);
+        // Nothing refused is the point; which of the parts' commands a multi-lock's operations call is theirs to check.
+        asUser("multi", union, Set.copyOf(union), List.of(redis), () -> {
+            LockClient one = connect("multi", UnaryOperator.identity(), redis);
+            LockClient other = connect("multi", UnaryOperator.identity(), redis);
+            everyLockOperation(one.getMultiLock(one.getLock(plain), one.getFairLock(fair)),
+                    other.getMultiLock(other.getFairLock(fair), other.getLock(plain)));
+        });
+    }
+
+    /**
+     * The 0.2 README gave the fair lock no row of its own: a user with the plain lock's row lacks
+     * LINDEX (and LPOP, RPUSH, LREM, TIME and the sorted sets). Its release is refused before it
+     * changed anything, so the lock stays held by its owner instead of being deleted while the
+     * unlock throws.
+     */
+    @Test
+    void aFairLockUserWithoutLindexIsRefusedAtUnlockAndKeepsTheLock() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        redis.command(MinimalAcl.setUser("fair-no-lindex", MinimalAcl.rules("s3cret", PREFIX, "locks:*",
+                without(MinimalAcl.commands(MinimalAcl.FAIR), "+lindex"))));
+        DistributedLock fair = connect("fair-no-lindex", UnaryOperator.identity(), redis).getFairLock(name);
+        fair.lockAsync(1).get(5, TimeUnit.SECONDS);
+
+        ExecutionException refused = assertThrows(ExecutionException.class, () -> fair.unlockAsync(1).get(5, TimeUnit.SECONDS));
+
+        assertEquals(LockRefusedException.class, refused.getCause().getClass(), refused.getCause().toString());
+        assertTrue(fair.isLocked(), "the release changed nothing");
+        assertEquals("1", redis.command("HGET", name, fieldOf(name, 1)));
+    }
+
+    /** The semaphore's ZCARD and PEXPIREAT, which the 0.2 README did not list: each is needed by the first permit. */
+    @Test
+    void aSemaphoreUserWithoutZcardOrPexpireatCannotTakeAPermit() {
+        for (String missing : List.of("+zcard", "+pexpireat")) {
+            String user = "semaphore-no-" + missing.substring(1);
+            redis.command(MinimalAcl.setUser(user, MinimalAcl.rules("s3cret", PREFIX, "locks:*",
+                    without(MinimalAcl.commands(MinimalAcl.SEMAPHORE), missing))));
+            DistributedSemaphore semaphore = connect(user, UnaryOperator.identity(), redis).getSemaphore("locks:" + UUID.randomUUID(), 1);
+            // The first permit of an empty semaphore needs PEXPIREAT; ZCARD is read once a permit is out.
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> {
+                semaphore.tryAcquireAsync(Duration.ZERO, LEASE).get(5, TimeUnit.SECONDS).ifPresent(SemaphorePermit::close);
+                semaphore.tryAcquireAsync(Duration.ZERO, LEASE).get(5, TimeUnit.SECONDS);
+            }, missing);
+            assertEquals(LockRefusedException.class, refused.getCause().getClass(), refused.getCause().toString());
+        }
+    }
+
+    /** @return the hash field of an owner of the one client that holds {@code name} */
+    private static String fieldOf(String name, long owner) {
+        Object fields = redis.command("HKEYS", name);
+        return ((List<?>) fields).stream().map(String::valueOf).filter(field -> field.endsWith(":" + owner))
+                .collect(Collectors.toList()).get(0);
     }
 
     @Test

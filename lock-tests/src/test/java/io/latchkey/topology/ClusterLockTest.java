@@ -53,10 +53,10 @@ class ClusterLockTest {
 
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
 
-    /** What a Cluster client needs beyond {@link AclTest#LOCK_USER_RULES}. */
-    static final List<String> CLUSTER_USER_RULES = List.of("+cluster|nodes", "+cluster|myid", "+info");
-    /** ... and on Redis 7, for sharded pub/sub. */
-    static final List<String> SHARDED_USER_RULES = List.of("+ssubscribe", "+sunsubscribe", "+spublish");
+    /** What a Cluster client needs beyond {@link AclTest#LOCK_USER_RULES}: the README's row. */
+    static final List<String> CLUSTER_USER_RULES = MinimalAcl.commands(MinimalAcl.CLUSTER);
+    /** ... and on Redis 7, for sharded pub/sub: the README's row. */
+    static final List<String> SHARDED_USER_RULES = MinimalAcl.commands(MinimalAcl.SHARDED_PUB_SUB);
 
     private RedisCluster cluster;
     private boolean sharded;

@@ -121,28 +121,28 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock getLock(String name) {
-        ReentrantLockProtocol plain = new ReentrantLockProtocol(LockNames.require(name), kindContext.lockContext());
+        ReentrantLockProtocol plain = new ReentrantLockProtocol(LockNames.require(name, config.keyPrefix()), kindContext.lockContext());
         return new LockFacade(cohorts == null ? plain : cohorts.protocol(plain));
     }
 
     @Override
     public DistributedLock getFairLock(String name) {
-        return kind(Kind.FAIR).lock(LockNames.require(name));
+        return kind(Kind.FAIR).lock(LockNames.require(name, config.keyPrefix()));
     }
 
     @Override
     public DistributedLock getRedLock(String name) {
-        return kind(Kind.RED).lock(LockNames.require(name));
+        return kind(Kind.RED).lock(LockNames.require(name, config.keyPrefix()));
     }
 
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
-        return new ReadWriteLockFacade(LockNames.require(name), kindContext.lockContext());
+        return new ReadWriteLockFacade(LockNames.require(name, config.keyPrefix()), kindContext.lockContext());
     }
 
     @Override
     public DistributedSemaphore getSemaphore(String name, int permits) {
-        LockNames.require(name);
+        LockNames.require(name, config.keyPrefix());
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1: " + permits);
         }

@@ -1,5 +1,7 @@
 package io.latchkey.internal.client;
 
+import io.latchkey.internal.lock.LockKeys;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -10,8 +12,12 @@ import java.util.Objects;
  */
 final class LockNames {
 
-    /** Every key and channel the library derives from a name starts with it (see LockKeys). */
-    static final String RESERVED_PREFIX = "latchkey:";
+    /**
+     * Every key and channel the library derives from a name starts with the client's key prefix
+     * and ':' (see LockKeys); this one, the default prefix's, stays reserved whatever the client's
+     * prefix, so that a name never stands for a key of a client that kept the default.
+     */
+    static final String RESERVED_PREFIX = LockKeys.DEFAULT_PREFIX + ':';
     /** Far above any real name, far below what would bloat every message that quotes one. */
     static final int MAX_LENGTH = 1024;
     /** How much of a refused name its message quotes. */
@@ -24,12 +30,23 @@ final class LockNames {
      * @param name a lock name
      * @return the name
      * @throws NullPointerException if it is null
-     * @throws IllegalArgumentException if it is empty, longer than {@value #MAX_LENGTH} chars,
-     *     starts with {@value #RESERVED_PREFIX}, holds a control or line-separator character, or
-     *     is not well-formed UTF-16 (a lone surrogate, which Redis would receive as '?', so that
-     *     two names would share one key)
+     * @throws IllegalArgumentException as {@link #require(String, String)} with the default prefix
      */
     static String require(String name) {
+        return require(name, LockKeys.DEFAULT_PREFIX);
+    }
+
+    /**
+     * @param name a lock name
+     * @param keyPrefix the client's key prefix, as LockConfig validated it
+     * @return the name
+     * @throws NullPointerException if it is null
+     * @throws IllegalArgumentException if it is empty, longer than {@value #MAX_LENGTH} chars,
+     *     starts with {@code keyPrefix + ":"} or {@value #RESERVED_PREFIX}, holds a control or
+     *     line-separator character, or is not well-formed UTF-16 (a lone surrogate, which Redis
+     *     would receive as '?', so that two names would share one key)
+     */
+    static String require(String name, String keyPrefix) {
         Objects.requireNonNull(name, "name");
         if (name.isEmpty()) {
             throw new IllegalArgumentException("name must not be empty");
@@ -38,21 +55,23 @@ final class LockNames {
             throw new IllegalArgumentException("a lock name may have at most " + MAX_LENGTH + " characters, not "
                     + name.length() + ": " + quoted(name));
         }
-        if (name.startsWith(RESERVED_PREFIX)) {
-            throw new IllegalArgumentException("lock names starting with '" + RESERVED_PREFIX
-                    + "' are reserved for the keys Latchkey derives from names: " + quoted(name));
+        for (String reserved : new String[] {keyPrefix + ':', RESERVED_PREFIX}) {
+            if (name.startsWith(reserved)) {
+                throw new IllegalArgumentException("lock names starting with '" + reserved
+                        + "' are reserved for the keys Latchkey derives from names: " + quoted(name));
+            }
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
                 throw new IllegalArgumentException("a lock name must not hold control or line-separator characters: "
-                        + String.format("U+%04X at index %d in ", (int) c, i) + quoted(name));
+                        + String.format(Locale.ROOT, "U+%04X at index %d in ", (int) c, i) + quoted(name));
             }
             if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
                 throw new IllegalArgumentException("a lock name must be well-formed UTF-16: a lone surrogate "
-                        + String.format("U+%04X at index %d in ", (int) c, i) + quoted(name));
+                        + String.format(Locale.ROOT, "U+%04X at index %d in ", (int) c, i) + quoted(name));
             }
         }
         return name;
@@ -65,7 +84,7 @@ final class LockNames {
         for (int i = 0; i < end; i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c) || Character.isSurrogate(c) || c == '\u2028' || c == '\u2029') {
-                out.append(String.format("\\u%04X", (int) c));
+                out.append(String.format(Locale.ROOT, "\\u%04X", (int) c));
             } else {
                 out.append(c);
             }

@@ -27,6 +27,14 @@ public record LockContext(String clientId, LockConfig config, RedisExecutor exec
                           String publishCommand, UnsettledCalls unsettled, HoldRegistry holds) {
 
     /**
+     * @param name a lock name
+     * @return the name's keys and channels under the client's {@link LockConfig#keyPrefix() key prefix}
+     */
+    public LockKeys keys(String name) {
+        return LockKeys.of(name, config.keyPrefix());
+    }
+
+    /**
      * @param owner an owner id
      * @return the owner's hash field: {@code <clientId>:<ownerId>}
      */

@@ -10,6 +10,12 @@ import java.util.Objects;
  * single slot, and that belong to this name alone, so that two locks never share a queue or a
  * channel.
  *
+ * <p>{@code latchkey} is the default key prefix; a client configured with another prefix
+ * {@code P} ({@code LockConfig.keyPrefix()}) derives {@code P:{tag}:...} and {@code P:fence:{S}}
+ * instead, so that applications sharing one Redis can be kept apart by ACL key and channel
+ * patterns ({@code ~P:* &P:*}). Everything below holds for any prefix, because a valid prefix
+ * holds no brace: the hash tag of a derived key is still what follows {@code P:&#123;}.
+ *
  * <p>Redis Cluster hashes the text between a key's first '{' and the next '}' after it, if that
  * text is not empty (the hash tag), else the whole key. A derived key starts with
  * <code>latchkey:&#123;</code>, so its hash tag is whatever stands between that brace and the
@@ -36,8 +42,8 @@ import java.util.Objects;
  */
 public final class LockKeys {
 
-    private static final String PREFIX = "latchkey:{";
-    private static final String FENCE_PREFIX = "latchkey:fence:{";
+    /** The prefix of a client that sets none. */
+    public static final String DEFAULT_PREFIX = "latchkey";
 
     private final String lock;
     private final String tag;
@@ -45,28 +51,40 @@ public final class LockKeys {
     private final String stem;
     private final String fenceCounter;
 
-    private LockKeys(String lock, String tag, String stem) {
+    private LockKeys(String lock, String tag, String stem, String prefix) {
         this.lock = lock;
         this.tag = tag;
         this.stem = stem;
-        this.fenceCounter = FENCE_PREFIX + SlotTags.of(SlotHash.getSlot(lock.getBytes(StandardCharsets.UTF_8))) + '}';
+        this.fenceCounter = prefix + ":fence:{" + SlotTags.of(SlotHash.getSlot(lock.getBytes(StandardCharsets.UTF_8))) + '}';
     }
 
     /**
      * @param name a lock name, any string; not null
-     * @return its keys
+     * @return its keys under the {@link #DEFAULT_PREFIX default prefix}
      */
     public static LockKeys of(String name) {
+        return of(name, DEFAULT_PREFIX);
+    }
+
+    /**
+     * @param name a lock name, any string; not null
+     * @param prefix the key prefix, as {@code LockConfig} validates it (not empty, no brace, no
+     *     whitespace or control character, no ':' at the end); not null
+     * @return its keys under that prefix
+     */
+    public static LockKeys of(String name, String prefix) {
         Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(prefix, "prefix");
+        String start = prefix + ":{";
         String own = hashTag(name);
         if (own != null) {
-            return new LockKeys(name, own, PREFIX + own + "}:" + name + ':');
+            return new LockKeys(name, own, start + own + "}:" + name + ':', prefix);
         }
         if (!name.isEmpty() && name.indexOf('}') < 0) {
-            return new LockKeys(name, name, PREFIX + name + "}:");
+            return new LockKeys(name, name, start + name + "}:", prefix);
         }
         String slotTag = SlotTags.of(SlotHash.getSlot(name.getBytes(StandardCharsets.UTF_8)));
-        return new LockKeys(name, slotTag, PREFIX + slotTag + "}:" + name + ':');
+        return new LockKeys(name, slotTag, start + slotTag + "}:" + name + ':', prefix);
     }
 
     /** @return the lock hash: field {@code <clientId>:<ownerId>} to hold count; the name itself */

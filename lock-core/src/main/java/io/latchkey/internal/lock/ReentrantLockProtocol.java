@@ -37,7 +37,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
      */
     public ReentrantLockProtocol(String name, LockContext context) {
         this.name = name;
-        this.keys = LockKeys.of(name);
+        this.keys = context.keys(name);
         this.context = context;
         this.holds = new HoldCalls(name, keys.lock(), context, scripts(new String[] {keys.lock(), keys.fenceCounter()},
                 new String[0], new String[] {keys.lock(), keys.channel()}, new String[0]));

@@ -17,11 +17,10 @@ record ReadWriteKeys(String lock, String leases, String writers, String channel,
                      String fenceCounter) {
 
     /**
-     * @param name the lock's name
-     * @return its keys
+     * @param keys the lock name's keys, under the client's prefix
+     * @return the read-write lock's keys among them
      */
-    static ReadWriteKeys of(String name) {
-        LockKeys keys = LockKeys.of(name);
+    static ReadWriteKeys of(LockKeys keys) {
         return new ReadWriteKeys(keys.lock(), keys.derived("leases"), keys.derived("writers"), keys.channel(),
                 keys.derived("read-channel"), keys.fenceCounter());
     }

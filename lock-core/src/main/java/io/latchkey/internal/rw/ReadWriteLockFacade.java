@@ -21,7 +21,7 @@ public final class ReadWriteLockFacade implements DistributedReadWriteLock {
      * @param context the client's shared machinery
      */
     public ReadWriteLockFacade(String name, LockContext context) {
-        ReadWriteKeys keys = ReadWriteKeys.of(name);
+        ReadWriteKeys keys = ReadWriteKeys.of(context.keys(name));
         this.name = name;
         this.readLock = new LockFacade(new ReadLockProtocol(name, keys, context));
         this.writeLock = new LockFacade(new WriteLockProtocol(name, keys, context));

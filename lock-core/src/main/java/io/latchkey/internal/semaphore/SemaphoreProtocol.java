@@ -68,7 +68,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
      * @param context the client's shared machinery
      */
     public SemaphoreProtocol(String name, int limit, LockContext context) {
-        LockKeys keys = LockKeys.of(name);
+        LockKeys keys = context.keys(name);
         this.name = name;
         this.limit = limit;
         this.permits = permitsKey(keys);

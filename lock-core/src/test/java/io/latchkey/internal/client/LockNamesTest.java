@@ -39,4 +39,14 @@ class LockNamesTest {
         assertThrows(IllegalArgumentException.class, () -> LockNames.require("latchkey:anything"));
         assertEquals("Latchkey:case-differs", LockNames.require("Latchkey:case-differs"));
     }
+
+    @Test
+    void theClientsPrefixIsReservedAndSoIsTheDefaultOne() {
+        IllegalArgumentException own = assertThrows(IllegalArgumentException.class, () -> LockNames.require("billing:fence:{0}", "billing"));
+        assertTrue(own.getMessage().contains("'billing:'"), own.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> LockNames.require("latchkey:{x}:channel", "billing"));
+        assertEquals("billing", LockNames.require("billing", "billing"));
+        assertEquals("billing-2:x", LockNames.require("billing-2:x", "billing"));
+        assertEquals("appb:x", LockNames.require("appb:x", "appa"), "another application's prefix is its ACL's to guard");
+    }
 }

@@ -128,4 +128,37 @@ class LockKeysTest {
             assertThrows(IllegalArgumentException.class, () -> keys.derived(suffix), suffix);
         }
     }
+
+    @Test
+    void aKeyPrefixReplacesLatchkeyInEveryDerivedKeyAndTheCounterButNotInTheLockHash() {
+        LockKeys keys = LockKeys.of("orders:42", "appa");
+        assertEquals("orders:42", keys.lock());
+        assertEquals("appa:{orders:42}:channel", keys.channel());
+        assertEquals("appa:{orders:42}:waiting", keys.waitingMark());
+        assertEquals("appa:{orders:42}:turn", keys.turn());
+        assertEquals("appa:{orders:42}:queue", keys.derived("queue"));
+        assertEquals("appa:fence:{" + SlotTags.of(slotOf("orders:42")) + "}", keys.fenceCounter());
+        assertEquals("team:a:{user1}:{user1}:orders:queue", LockKeys.of("{user1}:orders", "team:a").derived("queue"));
+        assertEquals("appa:{2c}:job}1:channel", LockKeys.of("job}1", "appa").channel());
+        assertEquals(LockKeys.of("orders:42").channel(), LockKeys.of("orders:42", LockKeys.DEFAULT_PREFIX).channel());
+    }
+
+    @Test
+    void underAnyPrefixEveryKeyIsInTheSlotOfTheLockAndDistinctNamesShareNone() {
+        for (String prefix : List.of("appa", "team:a", "\u00fc-\uD83D\uDD12")) {
+            Map<String, String> owners = new HashMap<>();
+            for (String name : everyShortName()) {
+                LockKeys keys = LockKeys.of(name, prefix);
+                assertEquals(slotOf(name), slotOf(keys.fenceCounter()), () -> keys.fenceCounter() + " is in the slot of '" + name + "'");
+                assertTrue(keys.fenceCounter().startsWith(prefix + ":fence:{"), keys.fenceCounter());
+                for (String suffix : SUFFIXES) {
+                    String key = keys.derived(suffix);
+                    assertTrue(key.startsWith(prefix + ":{"), key);
+                    assertEquals(slotOf(name), slotOf(key), () -> key + " is in the slot of '" + name + "'");
+                    String before = owners.put(key, name);
+                    assertTrue(before == null, () -> key + " is a key of '" + before + "' and of '" + name + "'");
+                }
+            }
+        }
+    }
 }

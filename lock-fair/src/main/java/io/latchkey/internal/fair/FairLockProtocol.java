@@ -66,7 +66,7 @@ public final class FairLockProtocol implements LockProtocol {
         this.name = name;
         this.context = context;
         this.plain = new ReentrantLockProtocol(name, context);
-        LockKeys keys = LockKeys.of(name);
+        LockKeys keys = context.keys(name);
         this.lock = keys.lock();
         this.queue = keys.derived("queue");
         this.timeouts = keys.derived("timeouts");

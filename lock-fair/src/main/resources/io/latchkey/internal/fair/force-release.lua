@@ -7,10 +7,11 @@
 -- Cost: O(1).
 local lock, queue, channel = KEYS[1], KEYS[2], KEYS[3]
 
+-- The queue is read first, so that a user whose ACL lacks LINDEX is refused before the lock changed.
+local first = redis.call('lindex', queue, 0)
 if redis.call('del', lock) == 0 then
     return 0
 end
-local first = redis.call('lindex', queue, 0)
 if first then
     redis.call(ARGV[1], channel, first)
 end

@@ -17,11 +17,14 @@
 local lock, queue, channel = KEYS[1], KEYS[2], KEYS[3]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local marker = owner .. ':call'
+-- Read before anything is written, so that a user whose ACL lacks LINDEX is refused before the
+-- hold changed: Redis keeps what a script wrote before an error, and a count left at 0 would be a
+-- hold that nobody releases and the watchdog keeps renewing. One O(1) read, also where unused.
+local first = redis.call('lindex', queue, 0)
 
 -- Deletes the lock and wakes the first in line.
 local function free()
     redis.call('del', lock)
-    local first = redis.call('lindex', queue, 0)
     if first then
         redis.call(publish, channel, first)
     end
