@@ -39,9 +39,10 @@ class AclTest {
      * Everything the plain lock sends, directly or from its scripts: the connection handshake
      * (HELLO with its AUTH option; Lettuce's CLIENT SETINFO on Redis 7.2+ may be refused), the
      * scripts (EVALSHA, EVAL on NOSCRIPT) and what they run (EXISTS, HEXISTS, HGET, HSET, HDEL,
-     * HINCRBY, INCR of the fencing counter, PEXPIRE, PTTL, DEL, PUBLISH), the queries (EXISTS,
+     * HINCRBY, PEXPIRE, PTTL, DEL, PUBLISH; for the fencing counter GET, TIME and INCRBY, since
+     * 0.3: a token is the greater of the counter + 1 and Redis's clock), the queries (EXISTS,
      * HGET, PTTL) and the wake-ups (SUBSCRIBE, UNSUBSCRIBE); with local hand-off, the default,
-     * also INCRBY (a Redis hold reserves a block of tokens) and GET, SET and DEL of the lock's
+     * also GET, SET and DEL of the lock's
      * waiting mark and turn ({@code latchkey:{N}:waiting}, {@code latchkey:{N}:turn}), in the
      * scripts and, for the mark, directly. Keys are limited to the application's lock names
      * ({@code locks:*}) and Latchkey's own {@code latchkey:*} (the fencing counters
@@ -53,16 +54,17 @@ class AclTest {
             "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
             "+hello",
             "+evalsha", "+eval",
-            "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+incr", "+pexpire", "+pttl", "+del", "+publish",
-            "+incrby", "+get", "+set",
+            "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+pexpire", "+pttl", "+del", "+publish",
+            "+incrby", "+get", "+time", "+set",
             "+subscribe", "+unsubscribe");
 
     /**
-     * What the read-write lock's scripts send besides: Redis {@code TIME} (each hold's lease ends
-     * by Redis's clock), and the sorted sets of the holds' leases and of the waiting writers.
+     * What the read-write lock's scripts send besides: the sorted sets of the holds' leases and of
+     * the waiting writers (each hold's lease ends by Redis's clock, TIME, which the plain lock's
+     * tokens read too).
      */
     static final List<String> READ_WRITE_LOCK_RULES = List.of(
-            "+time", "+zadd", "+zrem", "+zscore", "+zcount", "+zrange", "+zrangebyscore", "+zrevrangebyscore",
+            "+zadd", "+zrem", "+zscore", "+zcount", "+zrange", "+zrangebyscore", "+zrevrangebyscore",
             "+zremrangebyscore");
 
     private static RedisServer redis;
@@ -201,8 +203,8 @@ class AclTest {
     }
 
     /**
-     * A user with the rules that sufficed before fencing tokens, which lack INCR (and INCRBY, with
-     * which a hold taken for local hand-off reserves its block of tokens): the acquire is refused
+     * A user with the rules that sufficed before fencing tokens, which lack INCR and INCRBY (with
+     * which a new hold takes its token, or its block of tokens for local hand-off): the acquire is refused
      * before it changes the lock, so the lock stays free for a user with the full rules.
      * Had the script written to the lock hash before its INCR was refused, the hash would be left
      * without an expiry and with no hold in it, and nobody could take the lock again.
