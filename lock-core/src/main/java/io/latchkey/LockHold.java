@@ -14,12 +14,16 @@ import java.util.List;
  *
  * <p><b>Fencing tokens.</b> A hold's token is positive and strictly greater than the token of
  * every hold of the same lock name that began before it, by any owner in any process, also after
- * the lock's key was deleted and created again and after a failover that kept the data. Pass it
+ * the lock's key was deleted and created again, after a failover, and after Redis lost the
+ * slot's counter (a restart without persistence, {@code FLUSHALL}, a failover to a replica that
+ * had not received it): tokens are max(counter + 1, Redis's clock in microseconds), so what this
+ * assumes is a server clock that never steps back by more than the time between two holds (the
+ * README's "Fencing tokens" says exactly what is assumed). Pass it
  * along with every write to the resource the lock protects, and let the resource refuse a write
  * whose token is lower than the highest it has seen: a holder that paused past its lease (a long
  * GC, a frozen VM, a partition) then cannot overwrite the work of the holder after it. The token
  * protects only resources that check it. A RedLock's tokens are strictly increasing while a
- * majority of its masters keeps its data.
+ * majority of its masters keeps its data, and beyond that while its masters' clocks agree.
  *
  * <pre>{@code
  * try (LockHold hold = lock.acquire()) {

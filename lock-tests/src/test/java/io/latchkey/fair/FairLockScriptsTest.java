@@ -340,45 +340,73 @@ class FairLockScriptsTest {
     // ---- acquire.lua: fencing tokens ---------------------------------------------------------
 
     @Test
-    void aNewFairHoldTakesTheNextValueOfTheSlotCounterAsItsToken() {
+    void aNewFairHoldTakesRedisClockInMicrosecondsWhenTheCounterIsBehindIt() {
         redis.set(COUNTER, "6");
+        long before = serverMicros();
 
-        assertThat(acquireHolding(A, "")).containsExactly(1L, 1L, 7L);
+        List<Long> granted = acquireHolding(A, "");
 
-        assertThat(tokenOf(A)).isEqualTo("7");
-        assertThat(redis.get(COUNTER)).isEqualTo("7");
+        long token = granted.get(2);
+        assertThat(granted).containsExactly(1L, 1L, token);
+        assertThat(token).as("Redis TIME in µs during the call").isBetween(before, serverMicros());
+        assertThat(tokenOf(A)).isEqualTo(Long.toString(token));
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
+    }
+
+    @Test
+    void aNewFairHoldTakesTheCounterPlusOneWhenTheCounterIsAheadOfTheClock() {
+        long ahead = serverMicros() + TimeUnit.HOURS.toMicros(1);
+        redis.set(COUNTER, Long.toString(ahead));
+
+        assertThat(acquireHolding(A, "")).containsExactly(1L, 1L, ahead + 1);
+
+        assertThat(tokenOf(A)).isEqualTo(Long.toString(ahead + 1));
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(ahead + 1));
+    }
+
+    @Test
+    void aFairHoldsRoundTokenIsWrittenExactlyAndACounterWithoutRoomIsRefusedBeforeAnythingIsWritten() {
+        redis.set(COUNTER, Long.toString(4_000_000_000_000_000L - 1));
+        assertThat(acquireHolding(A, "")).containsExactly(1L, 1L, 4_000_000_000_000_000L);
+        assertThat(tokenOf(A)).isEqualTo("4000000000000000");
+        assertThat(redis.get(COUNTER)).isEqualTo("4000000000000000");
+
+        redis.flushall();
+        redis.set(COUNTER, Long.toString((1L << 53) - 1));
+        assertThatThrownBy(() -> acquireHolding(A, "")).hasMessageContaining("leaves room for 1 more below 2^53");
+        assertThat(redis.exists(LOCK)).isZero();
     }
 
     @Test
     void aFairReentryWithoutATokenOrWithTheHoldsTokenKeepsTheToken() {
-        acquireHolding(A, "");
+        long token = acquireHolding(A, "").get(2);
 
-        assertThat(acquireHolding(A, "")).containsExactly(1L, 2L, 1L);
-        assertThat(acquireHolding(A, "1")).containsExactly(1L, 3L, 1L);
+        assertThat(acquireHolding(A, "")).containsExactly(1L, 2L, token);
+        assertThat(acquireHolding(A, Long.toString(token))).containsExactly(1L, 3L, token);
 
-        assertThat(tokenOf(A)).isEqualTo("1");
-        assertThat(redis.get(COUNTER)).isEqualTo("1");
+        assertThat(tokenOf(A)).isEqualTo(Long.toString(token));
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
     }
 
     @Test
     void aFairReentryWithAStaleTokenAnswersMinusOneAndNeitherTakesNorQueues() {
-        acquireHolding(A, "");
+        long before = acquireHolding(A, "").get(2);
         redis.del(LOCK);
-        acquireHolding(A, "");
+        long gone = acquireHolding(A, "").get(2);
         acquire(B);
         Map<String, String> hash = redis.hgetall(LOCK);
         Map<String, Long> timeouts = raw.timeouts(LOCK);
 
-        assertThat(acquireHolding(A, "1")).as("the hold before").containsExactly(-1L, 0L);
+        assertThat(acquireHolding(A, Long.toString(before))).as("the hold before").containsExactly(-1L, 0L);
 
         assertThat(redis.hgetall(LOCK)).isEqualTo(hash);
         assertThat(raw.queue(LOCK)).containsExactly(B);
         assertThat(raw.timeouts(LOCK)).isEqualTo(timeouts);
         redis.del(LOCK);
-        assertThat(acquireHolding(A, "2")).as("a hold that is gone, of a free lock").containsExactly(-1L, 0L);
+        assertThat(acquireHolding(A, Long.toString(gone))).as("a hold that is gone, of a free lock").containsExactly(-1L, 0L);
         assertThat(redis.exists(LOCK)).isZero();
         assertThat(raw.queue(LOCK)).as("and not put in line").containsExactly(B);
-        assertThat(redis.get(COUNTER)).isEqualTo("2");
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(gone));
     }
 
     @Test
@@ -401,15 +429,17 @@ class FairLockScriptsTest {
         redis.hset(LOCK, Map.of(A, "1", A + ":call", "call-of-0.1"));
         redis.pexpire(LOCK, LEASE);
 
-        assertThat(acquireHolding(A, "")).containsExactly(1L, 2L, 1L);
+        List<Long> granted = acquireHolding(A, "");
 
-        assertThat(tokenOf(A)).isEqualTo("1");
+        assertThat(granted).startsWith(1L, 2L).hasSize(3);
+        assertThat(tokenOf(A)).isEqualTo(granted.get(2).toString());
+        assertThat(redis.get(COUNTER)).isEqualTo(granted.get(2).toString());
     }
 
     /** See lock-core's LockScriptsTest: a refused command must come before any write to the lock hash. */
     @Test
     void aUserWhoMayNotIncrementTheCounterIsRefusedBeforeTheLockHashChanges() {
-        server.command("ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "&*", "+@all", "-incr");
+        server.command("ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "&*", "+@all", "-incrby");
         RedisClient limitedClient = RedisClient.create("redis://no-incr:pw@" + server.host() + ":" + server.port());
         try (StatefulRedisConnection<String, String> limited = limitedClient.connect()) {
             assertThatThrownBy(() -> limited.sync().eval(FairLockRedis.script("acquire.lua"),
@@ -656,6 +686,12 @@ class FairLockScriptsTest {
     }
 
     // ---- machinery ---------------------------------------------------------------------------
+
+    /** @return Redis's clock in microseconds, as TIME answers it to the scripts */
+    private static long serverMicros() {
+        List<String> time = redis.time();
+        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    }
 
     private static Long acquire(String caller) {
         return acquire(caller, LEASE, PLACE);

@@ -1,6 +1,7 @@
 package io.latchkey.redlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
@@ -79,17 +80,34 @@ class RaiseFenceScriptTest {
         assertThat(redis.pttl(COUNTER)).isEqualTo(-1L);
     }
 
+    /**
+     * A raise to a token ahead of Redis's clock (another master's clock may be ahead of this one's):
+     * the next hold follows the counter. The round value is written as digits, never as "4.0e+15",
+     * which INCRBY could not read.
+     */
     @Test
-    void theNextNewHoldAfterARaiseTakesAGreaterTokenAlsoBeyondThirtyTwoBits() {
-        long token = 5_000_000_000L;
+    void theNextNewHoldAfterARaiseAheadOfTheClockTakesTheRaisedTokenPlusOne() {
+        long token = 4_000_000_000_000_000L;
         redis.set(COUNTER, "12");
         raise(token);
+        assertThat(redis.get(COUNTER)).isEqualTo("4000000000000000");
 
         List<Object> granted = redis.eval(script("/io/latchkey/internal/lock/acquire.lua"), ScriptOutputType.MULTI,
                 new String[] {LOCK, COUNTER}, "10000", "client-a:1", "call-1", "fresh");
 
         assertThat(granted).containsExactly(1L, 1L, token + 1);
         assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token + 1));
+    }
+
+    @Test
+    void aTokenThatIsNoWholeNumberBelowTwoToTheFiftyThreeIsRefusedAndChangesNothing() {
+        redis.set(COUNTER, "12");
+        for (String token : new String[] {"0", "-3", "1e3", "7.5", "007", "9007199254740992", "x"}) {
+            assertThatThrownBy(() -> redis.eval(script("/io/latchkey/redlock/internal/raise-fence.lua"),
+                    ScriptOutputType.INTEGER, new String[] {COUNTER}, token))
+                    .as(token).hasMessageContaining("a token must be a whole number from 1 to 2^53 - 1");
+        }
+        assertThat(redis.get(COUNTER)).isEqualTo("12");
     }
 
     private static Long raise(long token) {

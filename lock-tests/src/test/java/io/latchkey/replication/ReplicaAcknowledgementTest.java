@@ -38,8 +38,8 @@ class ReplicaAcknowledgementTest {
     private static final List<String> LOCK_USER_WITHOUT_WAIT = List.of(
             "on", ">s3cret", "resetkeys", "~locks:*", "~latchkey:*", "resetchannels", "&latchkey:*", "-@all",
             "+hello", "+evalsha", "+eval",
-            "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+incr", "+pexpire", "+pttl", "+del", "+publish",
-            "+incrby", "+get", "+set",
+            "+exists", "+hexists", "+hget", "+hset", "+hdel", "+hincrby", "+pexpire", "+pttl", "+del", "+publish",
+            "+incrby", "+get", "+time", "+set",
             "+subscribe", "+unsubscribe");
 
     private static RedisServer master;

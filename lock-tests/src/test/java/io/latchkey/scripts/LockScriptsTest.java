@@ -66,11 +66,12 @@ class LockScriptsTest {
     // ---- acquire.lua: holds, leases, answers -------------------------------------------------
 
     @Test
-    void acquireOnAFreeLockTakesOneHoldWithTheLeaseAndTheFirstToken() {
-        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 1L, 1L);
+    void acquireOnAFreeLockTakesOneHoldWithTheLeaseAndANewToken() {
+        List<Long> granted = acquire(OWNER, 10_000);
 
+        assertThat(granted).hasSize(3).startsWith(1L, 1L);
         assertThat(redis.hgetall(LOCK)).containsOnlyKeys(OWNER, OWNER + ":call", TOKEN)
-                .containsEntry(OWNER, "1").containsEntry(TOKEN, "1");
+                .containsEntry(OWNER, "1").containsEntry(TOKEN, Long.toString(granted.get(2)));
         assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
     }
 
@@ -80,14 +81,14 @@ class LockScriptsTest {
             assertThatThrownBy(() -> acquire(OWNER, lease)).hasMessageContaining("the lease must be 1 to 31536000000 ms");
             assertThat(redis.exists(LOCK, COUNTER)).as("lease %d", lease).isZero();
         }
-        assertThat(acquire(OWNER, 31_536_000_000L)).containsExactly(1L, 1L, 1L);
+        assertThat(acquire(OWNER, 31_536_000_000L)).startsWith(1L, 1L);
     }
 
     @Test
     void acquireByTheOwnerAgainCountsTheReentryAndResetsTheLease() {
-        acquire(OWNER, 1_000);
+        long token = acquire(OWNER, 1_000).get(2);
 
-        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, 1L);
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, token);
 
         assertThat(redis.hget(LOCK, OWNER)).isEqualTo("2");
         assertThat(redis.pttl(LOCK)).isGreaterThan(9_000L);
@@ -107,13 +108,14 @@ class LockScriptsTest {
     void acquireOfAHeldLockAnswersTheHoldersRemainingLeaseAndChangesNothing() {
         acquire(OWNER, 10_000);
         Map<String, String> before = redis.hgetall(LOCK);
+        String counter = redis.get(COUNTER);
 
         List<Long> refused = acquire(OTHER, 30_000);
 
         assertThat(refused).hasSize(2).first().isEqualTo(0L);
         assertThat(refused.get(1)).isBetween(9_000L, 10_000L);
         assertThat(redis.hgetall(LOCK)).isEqualTo(before);
-        assertThat(redis.get(COUNTER)).as("no token was taken").isEqualTo("1");
+        assertThat(redis.get(COUNTER)).as("no token was taken").isEqualTo(counter);
     }
 
     @Test
@@ -126,25 +128,75 @@ class LockScriptsTest {
     // ---- acquire.lua: fencing tokens ---------------------------------------------------------
 
     @Test
-    void aNewHoldIncrementsTheSlotCounterAndKeepsTheTokenInTheHash() {
+    void aNewHoldTakesRedisClockInMicrosecondsWhenTheCounterIsBehindItAndKeepsTheTokenInTheHash() {
         redis.set(COUNTER, "41");
+        long before = serverMicros();
 
-        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 1L, 42L);
+        List<Long> granted = acquire(OWNER, 10_000);
 
-        assertThat(redis.get(COUNTER)).isEqualTo("42");
-        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("42");
+        long token = granted.get(2);
+        assertThat(token).as("Redis TIME in µs during the call").isBetween(before, serverMicros());
+        assertThat(redis.get(COUNTER)).as("the counter ends at the token").isEqualTo(Long.toString(token));
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo(Long.toString(token));
         assertThat(redis.pttl(COUNTER)).as("the counter never expires").isEqualTo(-1L);
     }
 
     @Test
+    void aNewHoldTakesTheCounterPlusOneWhenTheCounterIsAheadOfTheClock() {
+        long ahead = serverMicros() + TimeUnit.HOURS.toMicros(1);
+        redis.set(COUNTER, Long.toString(ahead));
+
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 1L, ahead + 1);
+
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(ahead + 1));
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo(Long.toString(ahead + 1));
+    }
+
+    /**
+     * A Lua number may reach Redis as "4.0e+15" (Redis 7.2 writes the shortest form): neither
+     * INCRBY nor a re-entry's comparison with the token could read that.
+     */
+    @Test
+    void roundTokensAndTokensJustBelowTwoToTheFiftyThreeAreWrittenAndAnsweredExactly() {
+        for (long token : new long[] {4_000_000_000_000_000L, (1L << 53) - 1}) {
+            redis.flushall();
+            redis.set(COUNTER, Long.toString(token - 1));
+
+            assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 1L, token);
+
+            assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
+            assertThat(redis.hget(LOCK, TOKEN)).isEqualTo(Long.toString(token));
+            assertThat(acquireHolding(OWNER, Long.toString(token))).as("a re-entry by the token").containsExactly(1L, 2L, token);
+        }
+    }
+
+    @Test
+    void aCounterThatLeavesNoRoomBelowTwoToTheFiftyThreeOrIsNoCountIsRefusedBeforeAnythingIsWritten() {
+        for (String counter : new String[] {Long.toString((1L << 53) - 1), "-5", "not-a-number", "1.5"}) {
+            redis.flushall();
+            redis.set(COUNTER, counter);
+
+            assertThatThrownBy(() -> acquire(OWNER, 10_000)).as(counter)
+                    .hasMessageContaining("the fencing counter " + COUNTER + " holds " + counter);
+
+            assertThat(redis.exists(LOCK)).as("%s: no lock hash", counter).isZero();
+            assertThat(redis.get(COUNTER)).isEqualTo(counter);
+        }
+        redis.set(COUNTER, Long.toString((1L << 53) - 33));
+        assertThat(cohortAcquire(OWNER)).as("a block of 32 that ends at 2^53 - 1").startsWith(1L, 1L, (1L << 53) - 32);
+        redis.del(LOCK);
+        assertThatThrownBy(() -> cohortAcquire(OWNER)).as("and no room for another").hasMessageContaining("leaves room for 32 more");
+    }
+
+    @Test
     void aReentryWithoutATokenKeepsTheHoldsTokenAndTakesNoNewOne() {
-        acquire(OWNER, 10_000);
+        long token = acquire(OWNER, 10_000).get(2);
 
-        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, 1L);
-        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 3L, 1L);
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, token);
+        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 3L, token);
 
-        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("1");
-        assertThat(redis.get(COUNTER)).isEqualTo("1");
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo(Long.toString(token));
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
     }
 
     @Test
@@ -159,17 +211,17 @@ class LockScriptsTest {
 
     @Test
     void aReentryWithAnotherTokenThanTheOwnersHoldAnswersMinusOneAndChangesNothing() {
-        acquire(OWNER, 10_000, "first-hold");
+        long first = acquire(OWNER, 10_000, "first-hold").get(2);
         redis.del(LOCK);
-        acquire(OWNER, 10_000, "second-hold");
+        long second = acquire(OWNER, 10_000, "second-hold").get(2);
         acquire(OWNER, 10_000, "second-hold-again");
         Map<String, String> before = redis.hgetall(LOCK);
 
-        assertThat(acquireHolding(OWNER, "1")).as("the first hold's token").containsExactly(-1L, 0L);
-        assertThat(acquireHolding(OWNER, "3")).as("a token no hold had").containsExactly(-1L, 0L);
+        assertThat(acquireHolding(OWNER, Long.toString(first))).as("the first hold's token").containsExactly(-1L, 0L);
+        assertThat(acquireHolding(OWNER, Long.toString(second + 1))).as("a token no hold had").containsExactly(-1L, 0L);
 
-        assertThat(redis.hgetall(LOCK)).isEqualTo(before).containsEntry(OWNER, "2").containsEntry(TOKEN, "2");
-        assertThat(redis.get(COUNTER)).isEqualTo("2");
+        assertThat(redis.hgetall(LOCK)).isEqualTo(before).containsEntry(OWNER, "2").containsEntry(TOKEN, Long.toString(second));
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(second));
     }
 
     @Test
@@ -180,37 +232,38 @@ class LockScriptsTest {
         assertThat(acquireHolding(OWNER, Long.toString(token))).as("the lock is free").containsExactly(-1L, 0L);
         assertThat(redis.exists(LOCK)).as("no new hold was started").isZero();
 
-        acquire(OTHER, 10_000);
+        long others = acquire(OTHER, 10_000).get(2);
         Map<String, String> before = redis.hgetall(LOCK);
         assertThat(acquireHolding(OWNER, Long.toString(token))).as("another owner holds it").containsExactly(-1L, 0L);
         assertThat(redis.hgetall(LOCK)).isEqualTo(before);
-        assertThat(redis.get(COUNTER)).isEqualTo("2");
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(others));
     }
 
     @Test
     void freshReplacesTheOwnersHoldWithOneHoldAGreaterTokenAndItsOwnLease() {
-        acquire(OWNER, 1_000, "lost-hold");
+        long lost = acquire(OWNER, 1_000, "lost-hold").get(2);
         acquire(OWNER, 1_000);
         acquire(OWNER, 1_000);
 
-        assertThat(acquire(LOCK, OWNER, 10_000, "fresh-hold", "fresh")).containsExactly(1L, 1L, 2L);
+        List<Long> fresh = acquire(LOCK, OWNER, 10_000, "fresh-hold", "fresh");
 
-        assertThat(redis.hgetall(LOCK)).isEqualTo(Map.of(OWNER, "1", OWNER + ":call", "fresh-hold", TOKEN, "2"));
+        assertThat(fresh).hasSize(3).startsWith(1L, 1L);
+        assertThat(fresh.get(2)).isGreaterThan(lost);
+        assertThat(redis.hgetall(LOCK)).isEqualTo(Map.of(OWNER, "1", OWNER + ":call", "fresh-hold", TOKEN, Long.toString(fresh.get(2))));
         assertThat(redis.pttl(LOCK)).isGreaterThan(9_000L);
     }
 
     @Test
     void freshOnAFreeLockStartsANewHold() {
-        redis.set(COUNTER, "7");
+        List<Long> fresh = acquireHolding(OWNER, "fresh");
 
-        assertThat(acquireHolding(OWNER, "fresh")).containsExactly(1L, 1L, 8L);
-
-        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("8");
+        assertThat(fresh).hasSize(3).startsWith(1L, 1L);
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo(Long.toString(fresh.get(2)));
     }
 
     @Test
     void freshIsRefusedWithTheHoldersLeaseWhileAnotherOwnerHolds() {
-        acquire(OTHER, 10_000);
+        long token = acquire(OTHER, 10_000).get(2);
         Map<String, String> before = redis.hgetall(LOCK);
 
         List<Long> refused = acquireHolding(OWNER, "fresh");
@@ -218,7 +271,7 @@ class LockScriptsTest {
         assertThat(refused).hasSize(2).first().isEqualTo(0L);
         assertThat(refused.get(1)).isBetween(9_000L, 10_000L);
         assertThat(redis.hgetall(LOCK)).isEqualTo(before);
-        assertThat(redis.get(COUNTER)).isEqualTo("1");
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
     }
 
     @Test
@@ -246,8 +299,10 @@ class LockScriptsTest {
         redis.del(payments);
         long payments2 = acquire(payments, OTHER, 10_000, "p2", "").get(2);
 
-        assertThat(List.of(orders1, payments1, orders2, payments2)).containsExactly(1L, 2L, 3L, 4L);
-        assertThat(redis.get(counter)).isEqualTo("4");
+        assertThat(payments1).isGreaterThan(orders1);
+        assertThat(orders2).isGreaterThan(payments1);
+        assertThat(payments2).isGreaterThan(orders2);
+        assertThat(redis.get(counter)).isEqualTo(Long.toString(payments2));
     }
 
     @Test
@@ -256,10 +311,13 @@ class LockScriptsTest {
         redis.hset(LOCK, Map.of(OWNER, "1", OWNER + ":call", "call-of-0.1"));
         redis.pexpire(LOCK, 10_000);
 
-        assertThat(acquire(OWNER, 10_000)).containsExactly(1L, 2L, 6L);
-        assertThat(acquire(OWNER, 10_000)).as("and keeps it").containsExactly(1L, 3L, 6L);
+        List<Long> granted = acquire(OWNER, 10_000);
+        long token = granted.get(2);
+        assertThat(granted).containsExactly(1L, 2L, token);
+        assertThat(token).isGreaterThan(5L);
+        assertThat(acquire(OWNER, 10_000)).as("and keeps it").containsExactly(1L, 3L, token);
 
-        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("6");
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo(Long.toString(token));
     }
 
     /**
@@ -269,7 +327,7 @@ class LockScriptsTest {
      */
     @Test
     void aUserWhoMayNotIncrementTheCounterIsRefusedBeforeTheLockHashChanges() {
-        server.command("ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "&*", "+@all", "-incr");
+        server.command("ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "&*", "+@all", "-incrby");
         RedisClient limitedClient = RedisClient.create("redis://no-incr:pw@" + server.host() + ":" + server.port());
         try (StatefulRedisConnection<String, String> limited = limitedClient.connect()) {
             assertThatThrownBy(() -> limited.sync().eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
@@ -288,14 +346,14 @@ class LockScriptsTest {
 
     @Test
     void undoTakesBackExactlyTheGrantOfItsCallAndOnlyOnce() {
-        acquire(OWNER, 10_000);
+        long token = acquire(OWNER, 10_000).get(2);
         acquire(OWNER, 10_000, "lost-grant");
 
         assertThat(release(OWNER, "lost-grant", "undo")).isEqualTo(1L);
         assertThat(release(OWNER, "lost-grant", "undo")).as("a second undo of the same call").isNull();
 
         assertThat(redis.hget(LOCK, OWNER)).isEqualTo("1");
-        assertThat(redis.hget(LOCK, TOKEN)).as("the outer hold keeps its token").isEqualTo("1");
+        assertThat(redis.hget(LOCK, TOKEN)).as("the outer hold keeps its token").isEqualTo(Long.toString(token));
     }
 
     @Test
@@ -320,13 +378,15 @@ class LockScriptsTest {
 
     @Test
     void undoOfANewHoldLeavesNoHoldAndTheCounterAdvanced() {
-        assertThat(acquire(OWNER, 10_000, "lost-grant")).containsExactly(1L, 1L, 1L);
+        long token = acquire(OWNER, 10_000, "lost-grant").get(2);
 
         assertThat(release(OWNER, "lost-grant", "undo")).isZero();
 
         assertThat(redis.exists(LOCK)).isZero();
-        assertThat(redis.get(COUNTER)).as("token 1 is a gap now").isEqualTo("1");
-        assertThat(acquire(OTHER, 10_000)).containsExactly(1L, 1L, 2L);
+        assertThat(redis.get(COUNTER)).as("the undone hold's token is a gap now").isEqualTo(Long.toString(token));
+        List<Long> next = acquire(OTHER, 10_000);
+        assertThat(next).startsWith(1L, 1L);
+        assertThat(next.get(2)).isGreaterThan(token);
     }
 
     @Test
@@ -366,13 +426,13 @@ class LockScriptsTest {
     @Test
     void releaseOfAReenteredLockKeepsItAndPublishesNothing() throws Exception {
         BlockingQueue<String> messages = listen();
-        acquire(OWNER, 10_000);
+        long token = acquire(OWNER, 10_000).get(2);
         acquire(OWNER, 10_000);
 
         assertThat(release(OWNER)).isEqualTo(1L);
 
         assertThat(redis.hget(LOCK, OWNER)).isEqualTo("1");
-        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo("1");
+        assertThat(redis.hget(LOCK, TOKEN)).isEqualTo(Long.toString(token));
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
 
@@ -403,7 +463,7 @@ class LockScriptsTest {
 
         assertThat(redis.exists(LOCK)).isZero();
         assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("");
-        assertThat(redis.get(COUNTER)).as("the counter stays").isEqualTo("1");
+        assertThat(redis.get(COUNTER)).as("the counter stays").isEqualTo(Long.toString(token));
     }
 
     @Test
@@ -529,11 +589,27 @@ class LockScriptsTest {
     @Test
     void aCohortHoldReservesABlockOfTokensAndMarksItselfForForceRelease() {
         redis.set(COUNTER, "10");
+        long before = serverMicros();
 
-        assertThat(cohortAcquire(OWNER)).as("granted, count, token, no other client waits").containsExactly(1L, 1L, 11L, 0L);
+        List<Long> granted = cohortAcquire(OWNER);
 
-        assertThat(redis.get(COUNTER)).isEqualTo("42");
-        assertThat(redis.hget(LOCK, "cohort")).isEqualTo("11");
+        long token = granted.get(2);
+        assertThat(granted).as("granted, count, token, no other client waits").containsExactly(1L, 1L, token, 0L);
+        assertThat(token).as("the block starts at Redis's clock").isBetween(before, serverMicros());
+        assertThat(redis.get(COUNTER)).as("at the block's last token").isEqualTo(Long.toString(token + 31));
+        assertThat(redis.hget(LOCK, "cohort")).isEqualTo(Long.toString(token));
+    }
+
+    @Test
+    void aCohortHoldsBlockFollowsTheCounterWhenTheCounterIsAheadOfTheClock() {
+        long ahead = serverMicros() + TimeUnit.HOURS.toMicros(1);
+        redis.set(COUNTER, Long.toString(ahead));
+
+        assertThat(cohortAcquire(OWNER)).containsExactly(1L, 1L, ahead + 1, 0L);
+
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(ahead + 32));
+        redis.del(LOCK);
+        assertThat(cohortAcquire(OTHER)).as("the next block follows it").containsExactly(1L, 1L, ahead + 33, 0L);
     }
 
     @Test
@@ -622,6 +698,12 @@ class LockScriptsTest {
     }
 
     // ---- machinery ---------------------------------------------------------------------------
+
+    /** @return Redis's clock in microseconds, as TIME answers it to the scripts */
+    private static long serverMicros() {
+        List<String> time = redis.time();
+        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    }
 
     private static int calls;
 

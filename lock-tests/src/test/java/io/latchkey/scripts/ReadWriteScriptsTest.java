@@ -116,11 +116,11 @@ class ReadWriteScriptsTest {
     }
 
     @Test
-    void aFreeLockIsReadWithOneHoldItsOwnLeaseAndTheFirstToken() {
-        assertThat(read(A, 10_000)).containsExactly(1L, 1L, 1L);
+    void aFreeLockIsReadWithOneHoldItsOwnLeaseAndANewToken() {
+        long token = newToken(read(A, 10_000), 0);
 
         assertThat(redis.hgetall(LOCK)).containsOnlyKeys("mode", r(A), r(A) + ":call", r(A) + ":token")
-                .containsEntry("mode", "read").containsEntry(r(A), "1").containsEntry(r(A) + ":token", "1");
+                .containsEntry("mode", "read").containsEntry(r(A), "1").containsEntry(r(A) + ":token", Long.toString(token));
         assertThat(leaseLeft(r(A))).isBetween(9_000L, 10_000L);
         assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
         assertThat(redis.pttl(LEASES)).isBetween(9_000L, 10_000L);
@@ -128,9 +128,9 @@ class ReadWriteScriptsTest {
 
     @Test
     void readersShareTheLockEachWithAHoldAndATokenOfItsOwn() {
-        assertThat(read(A, 10_000)).containsExactly(1L, 1L, 1L);
-        assertThat(read(B, 20_000)).containsExactly(1L, 1L, 2L);
-        assertThat(read(C, 5_000)).containsExactly(1L, 1L, 3L);
+        long a = newToken(read(A, 10_000), 0);
+        long b = newToken(read(B, 20_000), a);
+        newToken(read(C, 5_000), b);
 
         assertThat(redis.zcard(LEASES)).isEqualTo(3);
         assertThat(redis.pttl(LOCK)).as("the keys last as long as the latest lease").isBetween(19_000L, 20_000L);
@@ -139,20 +139,20 @@ class ReadWriteScriptsTest {
 
     @Test
     void aReadersReentryCountsAndResetsItsLeaseButNeverShortensIt() {
-        read(A, 1_000);
+        long token = read(A, 1_000).get(2);
 
-        assertThat(read(A, 10_000)).containsExactly(1L, 2L, 1L);
+        assertThat(read(A, 10_000)).containsExactly(1L, 2L, token);
         assertThat(leaseLeft(r(A))).isGreaterThan(9_000L);
-        assertThat(read(A, 300)).containsExactly(1L, 3L, 1L);
+        assertThat(read(A, 300)).containsExactly(1L, 3L, token);
 
         assertThat(leaseLeft(r(A))).as("the hold's lease, not the re-entry's 300 ms").isGreaterThan(9_000L);
         assertThat(redis.hget(LOCK, r(A))).isEqualTo("3");
-        assertThat(redis.get(COUNTER)).as("a re-entry takes no token").isEqualTo("1");
+        assertThat(redis.get(COUNTER)).as("a re-entry takes no token").isEqualTo(Long.toString(token));
     }
 
     @Test
     void aNewReaderWaitsForAnotherOwnersWriterAsLongAsItsLeaseAndNothingChanges() {
-        write(A, 10_000);
+        long token = write(A, 10_000).get(2);
         Map<String, String> before = redis.hgetall(LOCK);
 
         List<Long> refused = read(B, 10_000);
@@ -160,15 +160,15 @@ class ReadWriteScriptsTest {
         assertThat(refused).hasSize(2).first().isEqualTo(0L);
         assertThat(refused.get(1)).isBetween(9_000L, 10_000L);
         assertThat(redis.hgetall(LOCK)).isEqualTo(before);
-        assertThat(redis.get(COUNTER)).isEqualTo("1");
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
     }
 
     @Test
     void theWritersOwnReadIsGrantedAlsoWhileOtherWritersWait() {
-        write(A, 10_000);
+        long writing = write(A, 10_000).get(2);
         assertThat(write(B, 10_000).get(0)).isZero();
 
-        assertThat(read(A, 10_000)).containsExactly(1L, 1L, 2L);
+        newToken(read(A, 10_000), writing);
 
         assertThat(redis.hget(LOCK, "mode")).isEqualTo("write");
         assertThat(redis.hget(LOCK, "writer")).isEqualTo(w(A));
@@ -176,31 +176,31 @@ class ReadWriteScriptsTest {
 
     @Test
     void aNewReaderWaitsBehindALiveWaitingWriterWhileAReaderAlreadyInReentersIt() {
-        read(A, 10_000);
+        long token = read(A, 10_000).get(2);
         assertThat(write(B, 10_000).get(0)).as("B waits for A").isZero();
 
         List<Long> refused = read(C, 10_000);
         assertThat(refused.get(0)).as("C arrived after B").isZero();
         assertThat(refused.get(1)).as("at most until B's place runs out").isBetween(PLACE - 1_000, PLACE);
 
-        assertThat(read(A, 10_000)).as("A is no new arrival").containsExactly(1L, 2L, 1L);
-        assertThat(readHolding(A, "1")).containsExactly(1L, 3L, 1L);
+        assertThat(read(A, 10_000)).as("A is no new arrival").containsExactly(1L, 2L, token);
+        assertThat(readHolding(A, Long.toString(token))).containsExactly(1L, 3L, token);
     }
 
     @Test
     void aWaitingWriterWhosePlaceRanOutHoldsNoReaderBack() {
         redis.zadd(WRITERS, ENDED, w(B));
 
-        assertThat(read(C, 10_000)).containsExactly(1L, 1L, 1L);
+        newToken(read(C, 10_000), 0);
     }
 
     @Test
     void aReadHoldWhoseLeaseEndedIsGoneAndItsOwnersNextReadIsANewHold() {
-        read(A, 10_000);
+        long ended = read(A, 10_000).get(2);
         redis.zadd(LEASES, ENDED, r(A));
 
-        assertThat(readHolding(A, "1")).as("a re-entry of the ended hold").containsExactly(-1L, 0L);
-        assertThat(read(A, 10_000)).as("a new hold, with a new token").containsExactly(1L, 1L, 2L);
+        assertThat(readHolding(A, Long.toString(ended))).as("a re-entry of the ended hold").containsExactly(-1L, 0L);
+        newToken(read(A, 10_000), ended);
 
         assertThat(redis.hget(LOCK, r(A))).isEqualTo("1");
         assertThat(leaseLeft(r(A))).isGreaterThan(9_000L);
@@ -208,11 +208,11 @@ class ReadWriteScriptsTest {
 
     @Test
     void aReentryWithAnotherTokenThanTheHoldsAnswersMinusOneAndChangesNothing() {
-        read(A, 10_000);
+        long token = read(A, 10_000).get(2);
         Map<String, String> before = redis.hgetall(LOCK);
 
-        assertThat(readHolding(A, "7")).containsExactly(-1L, 0L);
-        assertThat(readHolding(B, "1")).as("another owner's token").containsExactly(-1L, 0L);
+        assertThat(readHolding(A, Long.toString(token + 1))).containsExactly(-1L, 0L);
+        assertThat(readHolding(B, Long.toString(token))).as("another owner's token").containsExactly(-1L, 0L);
 
         assertThat(redis.hgetall(LOCK)).isEqualTo(before);
     }
@@ -250,11 +250,12 @@ class ReadWriteScriptsTest {
     // ---- acquire.lua: the write side ------------------------------------------------------
 
     @Test
-    void aFreeLockIsWrittenWithOneHoldItsLeaseAndTheFirstToken() {
-        assertThat(write(A, 10_000)).containsExactly(1L, 1L, 1L);
+    void aFreeLockIsWrittenWithOneHoldItsLeaseAndANewToken() {
+        long token = newToken(write(A, 10_000), 0);
 
         assertThat(redis.hgetall(LOCK)).containsOnlyKeys("mode", "writer", w(A), w(A) + ":call", w(A) + ":token")
-                .containsEntry("mode", "write").containsEntry("writer", w(A)).containsEntry(w(A), "1");
+                .containsEntry("mode", "write").containsEntry("writer", w(A)).containsEntry(w(A), "1")
+                .containsEntry(w(A) + ":token", Long.toString(token));
         assertThat(leaseLeft(w(A))).isBetween(9_000L, 10_000L);
         assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
         assertThat(redis.exists(WRITERS)).isZero();
@@ -262,11 +263,11 @@ class ReadWriteScriptsTest {
 
     @Test
     void theWriterReentersAlsoWhileItReads() {
-        write(A, 10_000);
+        long token = write(A, 10_000).get(2);
         read(A, 10_000);
 
-        assertThat(write(A, 10_000)).containsExactly(1L, 2L, 1L);
-        assertThat(writeHolding(A, "1")).containsExactly(1L, 3L, 1L);
+        assertThat(write(A, 10_000)).containsExactly(1L, 2L, token);
+        assertThat(writeHolding(A, Long.toString(token))).containsExactly(1L, 3L, token);
     }
 
     @Test
@@ -310,11 +311,11 @@ class ReadWriteScriptsTest {
 
     @Test
     void aWaitingWriterTakesTheFreedLockAndLeavesTheWaitingWriters() {
-        read(A, 10_000);
+        long reading = read(A, 10_000).get(2);
         write(B, 10_000);
         release(r(A));
 
-        assertThat(write(B, 10_000)).containsExactly(1L, 1L, 2L);
+        newToken(write(B, 10_000), reading);
 
         assertThat(redis.exists(WRITERS)).isZero();
     }
@@ -331,24 +332,40 @@ class ReadWriteScriptsTest {
 
     @Test
     void aWriteHoldWhoseLeaseEndedHoldsNothingBack() {
-        write(A, 10_000);
+        long writing = write(A, 10_000).get(2);
         redis.zadd(LEASES, ENDED, w(A));
 
-        assertThat(read(B, 10_000)).containsExactly(1L, 1L, 2L);
+        newToken(read(B, 10_000), writing);
         assertThat(redis.hgetall(LOCK)).doesNotContainKeys("writer", w(A), w(A) + ":token").containsEntry("mode", "read");
         assertThat(write(C, 10_000).get(0)).as("B reads").isZero();
     }
 
     @Test
     void readAndWriteHoldsTakeTheirTokensFromOneSequence() {
-        assertThat(read(A, 10_000).get(2)).isEqualTo(1L);
-        assertThat(read(B, 10_000).get(2)).isEqualTo(2L);
+        long a = newToken(read(A, 10_000), 0);
+        long b = newToken(read(B, 10_000), a);
         release(r(A));
         release(r(B));
-        assertThat(write(C, 10_000).get(2)).isEqualTo(3L);
-        assertThat(read(C, 10_000).get(2)).as("the writer's own read is a hold of its own").isEqualTo(4L);
+        long writing = newToken(write(C, 10_000), b);
+        long own = newToken(read(C, 10_000), writing);
         release(w(C));
-        assertThat(read(A, 10_000).get(2)).isEqualTo(5L);
+        newToken(read(A, 10_000), own);
+    }
+
+    @Test
+    void aNewHoldTakesRedisClockInMicrosecondsWhenTheCounterIsBehindItAndTheCounterPlusOneWhenAhead() {
+        redis.set(COUNTER, "41");
+        long before = serverMicros();
+        long token = newToken(write(A, 10_000), 41);
+        assertThat(token).as("Redis TIME in µs during the call").isBetween(before, serverMicros());
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(token));
+        release(w(A));
+
+        long ahead = serverMicros() + TimeUnit.HOURS.toMicros(1);
+        redis.set(COUNTER, Long.toString(ahead));
+        assertThat(read(B, 10_000)).containsExactly(1L, 1L, ahead + 1);
+        assertThat(redis.hget(LOCK, r(B) + ":token")).isEqualTo(Long.toString(ahead + 1));
+        assertThat(redis.get(COUNTER)).isEqualTo(Long.toString(ahead + 1));
     }
 
     // ---- release.lua -----------------------------------------------------------------------
@@ -657,6 +674,19 @@ class ReadWriteScriptsTest {
 
     private static String w(String owner) {
         return owner + ":write";
+    }
+
+    /** Checks a grant of a new hold, {1, 1, token} with a token above {@code above}; @return the token */
+    private static long newToken(List<Long> granted, long above) {
+        assertThat(granted).hasSize(3).startsWith(1L, 1L);
+        assertThat(granted.get(2)).as("the new hold's token").isGreaterThan(above);
+        return granted.get(2);
+    }
+
+    /** @return Redis's clock in microseconds, as TIME answers it to the scripts */
+    private static long serverMicros() {
+        List<String> time = redis.time();
+        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
     }
 
     private static List<Long> read(String owner, long leaseMillis) {

@@ -443,8 +443,8 @@ class AclTest {
     }
 
     /**
-     * A user with the rules that sufficed before fencing tokens, which lack INCR (and INCRBY, with
-     * which a hold taken for local hand-off reserves its block of tokens): the acquire is refused
+     * A user with the rules that sufficed before fencing tokens, which lack INCR and INCRBY (with
+     * which a new hold takes its token, or its block of tokens for local hand-off): the acquire is refused
      * before it changes the lock, so the lock stays free for a user with the full rules.
      * Had the script written to the lock hash before its INCR was refused, the hash would be left
      * without an expiry and with no hold in it, and nobody could take the lock again.

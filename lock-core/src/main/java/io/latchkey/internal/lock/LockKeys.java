@@ -94,7 +94,8 @@ public final class LockKeys {
 
     /**
      * @return the fencing counter of the lock's hash slot: a string that the acquire scripts
-     *     increment for every new hold of any lock in the slot, and that never expires
+     *     advance to max(counter + 1, Redis TIME in µs) for every new hold of any lock in the
+     *     slot, and that never expires
      */
     public String fenceCounter() {
         return fenceCounter;

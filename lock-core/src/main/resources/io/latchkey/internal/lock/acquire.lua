@@ -25,8 +25,15 @@
 -- 1 if the waiting mark named another client, whose cohort must bound its hand-offs); {0, the holder's remaining
 -- lease in milliseconds (-1 if the lock has no expiry)} when someone else holds it, so the caller
 -- knows how long to wait; {-1, 0} when ARGV[4] names a hold that is gone, and nothing changed.
--- Tokens: the counter only grows and never expires, so a new hold's token exceeds every earlier
--- hold's of any name in the slot, also after the lock hash was deleted.
+-- Tokens: a hybrid logical clock. A new hold's token (or block's first) is max(counter + 1, Redis
+-- TIME in microseconds), and the counter ends at the hold's last token. The counter only grows and
+-- never expires, so a token exceeds every earlier hold's of any name in the slot, also after the
+-- lock hash was deleted; the clock makes that outlive the counter itself: a counter lost (a restart
+-- without persistence, FLUSHALL) or older than the latest token (a failover to a replica that had
+-- not received it) starts again from the clock, above every token given, unless the server's clock
+-- went back by more than the time since that token, or tokens were taken faster than one per
+-- microsecond for long (see the README's "Fencing tokens"). Tokens stay below 2^53, where Lua's
+-- numbers are exact: a counter at or beyond that is refused before anything is written.
 -- A re-entry never shortens the lease: a shorter one than the hold already has is ignored.
 -- Cost: O(1).
 local lock, counter = KEYS[1], KEYS[2]
@@ -34,6 +41,25 @@ local lease, owner, call, held = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local waiting, turn, channel = KEYS[3], KEYS[4], KEYS[5]
 local block = tonumber(ARGV[5] or '1')
 local client = string.match(owner, '^[^:]*')
+local max_token = 9007199254740991 -- 2^53 - 1
+
+-- The first of n new fencing tokens, as an exact decimal string, and the counter's increment that
+-- takes them (or an error reply, if the counter holds no count of tokens below 2^53). Only reads:
+-- the caller increments the counter as its first write.
+local function next_tokens(n)
+    local value = redis.call('get', counter)
+    local last = tonumber(value or '0')
+    local time = redis.call('time')
+    local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    if not last or last < 0 or last ~= math.floor(last) or math.max(last + 1, now) > max_token - n + 1 then
+        return nil, redis.error_reply('ERR latchkey: the fencing counter ' .. counter .. ' holds ' .. (value or 'nothing')
+                .. ', not a count of tokens that leaves room for ' .. n .. ' more below 2^53')
+    end
+    local first = math.max(last + 1, now)
+    -- '%.0f' writes an integer-valued double exactly; Redis's own conversion of a Lua number
+    -- may use an exponent, which INCRBY and the token's field must never see.
+    return string.format('%.0f', first), string.format('%.0f', first + n - 1 - last)
+end
 
 -- Checked before anything is written: a lease Redis cannot take once left a hold with no expiry.
 if not lease or lease < 1 or lease > 31536000000 or lease ~= math.floor(lease) then
@@ -76,21 +102,23 @@ end
 -- Every read comes before the first write, so that a key of the wrong type (written by hand)
 -- fails the script before anything changed: Redis keeps what a script wrote before an error.
 local new_token = not token
-local reserved_turn, marked
+local reserved_turn, marked, increment
 if waiting and new_token then
     reserved_turn = redis.call('get', turn)
     marked = redis.call('get', waiting)
 end
--- Writes in this order, so that a user whose ACL lacks INCR or HSET is refused before the lock
+if new_token then
+    -- A new hold; or one taken before tokens existed, which gets one now.
+    token, increment = next_tokens(block)
+    if not token then
+        return increment
+    end
+end
+-- Writes in this order, so that a user whose ACL lacks INCRBY or HSET is refused before the lock
 -- changed (a lock hash written then would be left without an expiry): the counter first, where
 -- a refused HSET leaves a gap only; the lease with the hash's first field.
 if new_token then
-    -- A new hold; or one taken before tokens existed, which gets one now.
-    if block > 1 then
-        token = redis.call('incrby', counter, block) - block + 1
-    else
-        token = redis.call('incr', counter)
-    end
+    redis.call('incrby', counter, increment)
 end
 if replace then
     redis.call('del', lock)

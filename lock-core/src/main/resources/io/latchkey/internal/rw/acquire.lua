@@ -9,7 +9,8 @@
 -- KEYS[3]  the waiting writers: sorted set of writer field -> the end of its place, in ms of
 --          Redis TIME; a writer whose place ran out stopped trying (its process died) and no
 --          longer holds readers back
--- KEYS[4]  the fencing counter of the lock's hash slot, shared with every lock kind
+-- KEYS[4]  the fencing counter of the lock's hash slot, shared with every lock kind: a new hold's
+--          token is max(counter + 1, Redis TIME in microseconds), and the counter ends at it
 -- ARGV[1]  the side: 'read' or 'write'
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  the caller's field on that side
@@ -52,6 +53,22 @@ if not mode and redis.call('exists', lock) == 1 then
 end
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now_micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local max_token = 9007199254740991 -- 2^53 - 1
+
+-- A new hold's fencing token, as an exact decimal string, and the counter's increment that takes
+-- it, or an error reply: max(counter + 1, Redis TIME in microseconds), the rule of the plain
+-- lock's acquire.lua (see there why), so that every kind shares one token sequence per slot.
+local function next_token()
+    local value = redis.call('get', counter)
+    local last = tonumber(value or '0')
+    if not last or last < 0 or last ~= math.floor(last) or math.max(last + 1, now_micros) > max_token then
+        return nil, redis.error_reply('ERR latchkey: the fencing counter ' .. counter .. ' holds ' .. (value or 'nothing')
+                .. ', not a count of tokens that leaves room for 1 more below 2^53')
+    end
+    local first = math.max(last + 1, now_micros)
+    return string.format('%.0f', first), string.format('%.0f', first - last)
+end
 
 -- The end of a hold's lease, or nil if it has none.
 local function lease_end(hold)
@@ -71,11 +88,16 @@ end
 
 -- One more level of the caller's hold; a new hold takes the next token.
 local function grant(ends)
-    -- The counter first: a user whose ACL lacks INCR is refused before the lock changed.
+    -- The counter first: a user whose ACL lacks INCRBY is refused before the lock changed.
     local token = redis.call('hget', lock, field .. ':token')
     local new_token = not token
     if new_token then
-        token = redis.call('incr', counter)
+        local increment
+        token, increment = next_token()
+        if not token then
+            return increment
+        end
+        redis.call('incrby', counter, increment)
     end
     local expires = now + lease
     if not ends or ends < expires then

@@ -7,13 +7,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The Redis side of one plain lock as the Lua scripts define it (acquire.lua, release.lua,
  * unmark.lua, force-release.lua, renew.lua), for the simulation of the cohort: the lock hash with
  * its counts, tokens and cohort field, its expiry, the slot's fencing counter, the waiting mark and
  * the turn with theirs, and what the scripts publish. Expiry is Redis's: a key is gone once its
- * time has come, by the {@link Ticker} given. Call ids and replica acknowledgement are left out:
+ * time has come, by the {@link Ticker} given. A new hold's token is acquire.lua's hybrid logical
+ * clock, max(counter + 1, Redis TIME in microseconds), with TIME read from the server clock given
+ * (by default one that runs with the ticker). Counters beyond 2^53, which the script refuses, are
+ * not modelled. Call ids and replica acknowledgement are left out:
  * the simulation never loses the answer of a call that changes the lock. Not thread-safe: the
  * simulation runs on one thread. {@code LockModelAgreementTest} holds it against a real Redis.
  */
@@ -23,7 +27,11 @@ final class LockModel {
     record Acquired(long status, long countOrWait, long token, boolean othersWait) {
     }
 
+    /** An epoch in microseconds for the default server clock: 2025-11-26, as Redis's TIME could read. */
+    private static final long SERVER_EPOCH_MICROS = 1_764_132_000_000_000L;
+
     private final Ticker clock;
+    private final LongSupplier serverMicros;
     /** The lock hash: field to value, as acquire.lua writes it ({@code <f>}, {@code <f>:token}, {@code cohort}). */
     private final Map<String, String> hash = new LinkedHashMap<>();
     private long hashExpiresAt;
@@ -34,8 +42,18 @@ final class LockModel {
     private long turnExpiresAt;
     private final List<Consumer<String>> channel = new ArrayList<>();
 
+    /** A model whose server clock (Redis's TIME) runs with {@code clock}, from a fixed epoch. */
     LockModel(Ticker clock) {
+        this(clock, () -> SERVER_EPOCH_MICROS + Math.floorDiv(clock.read(), 1_000));
+    }
+
+    /**
+     * @param clock the clock of expiry
+     * @param serverMicros Redis's TIME in microseconds, read when a new hold takes its token
+     */
+    LockModel(Ticker clock, LongSupplier serverMicros) {
         this.clock = clock;
+        this.serverMicros = serverMicros;
     }
 
     /** @param subscriber told each message the scripts publish, in order */
@@ -109,8 +127,9 @@ final class LockModel {
         }
         boolean newToken = token == null;
         if (newToken) {
-            counter += block;
-            token = Long.toString(counter - block + 1);
+            long first = Math.max(counter + 1, serverMicros.getAsLong());
+            counter = first + block - 1;
+            token = Long.toString(first);
         }
         if (replace) {
             hash.clear();
@@ -235,9 +254,14 @@ final class LockModel {
         return true;
     }
 
-    /** @return the slot's fencing counter: every token given so far is at most this */
+    /** @return the slot's fencing counter: every token given so far is at most this; 0 if it has none */
     long counter() {
         return counter;
+    }
+
+    /** SET of the counter: a counter set back, as a failover to a replica that missed updates leaves it. */
+    void setCounter(long value) {
+        counter = value;
     }
 
     /** @return GET of the waiting mark */

@@ -6,7 +6,8 @@
 -- KEYS[2]  the queue: list of waiter fields, first in line at the head
 -- KEYS[3]  the timeouts: sorted set of waiter field -> eviction deadline (ms, Redis TIME)
 -- KEYS[4]  the lock's unlock channel
--- KEYS[5]  the fencing counter of the lock's hash slot (see lock-core's acquire.lua)
+-- KEYS[5]  the fencing counter of the lock's hash slot (see lock-core's acquire.lua): a new hold's
+--          token is max(counter + 1, Redis TIME in microseconds), and the counter ends at it
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the caller's field
 -- ARGV[3]  fairLockWaitTimeout in milliseconds: how long a place lasts without a try
@@ -31,15 +32,37 @@ if not lease or lease < 1 or lease > 31536000000 or lease ~= math.floor(lease) t
 end
 local max_evictions = 100
 local token_field = caller .. ':token'
+local max_token = 9007199254740991 -- 2^53 - 1
+
+-- A new hold's fencing token, as an exact decimal string, and the counter's increment that takes
+-- it, or an error reply: max(counter + 1, Redis TIME in microseconds), the rule of lock-core's
+-- acquire.lua (see there why), so that fair and plain holds share one token sequence per slot.
+local function next_token()
+    local value = redis.call('get', counter)
+    local last = tonumber(value or '0')
+    local time = redis.call('time')
+    local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    if not last or last < 0 or last ~= math.floor(last) or math.max(last + 1, now) > max_token then
+        return nil, redis.error_reply('ERR latchkey: the fencing counter ' .. counter .. ' holds ' .. (value or 'nothing')
+                .. ', not a count of tokens that leaves room for 1 more below 2^53')
+    end
+    local first = math.max(last + 1, now)
+    return string.format('%.0f', first), string.format('%.0f', first - last)
+end
 
 -- One more hold for the caller, a new hold taking the next token; a re-entry never shortens the lease.
 local function grant()
-    -- The counter first, then the call's id: a user whose ACL lacks INCR or HSET is refused
+    -- The counter first, then the call's id: a user whose ACL lacks INCRBY or HSET is refused
     -- before the lock changed (see lock-core's acquire.lua).
     local token = redis.call('hget', lock, token_field)
     local new_token = not token
     if new_token then
-        token = redis.call('incr', counter)
+        local increment
+        token, increment = next_token()
+        if not token then
+            return increment
+        end
+        redis.call('incrby', counter, increment)
     end
     redis.call('hset', lock, caller .. ':call', call)
     if new_token then
@@ -59,7 +82,7 @@ if held ~= '' then
     return grant()
 end
 
--- Re-entry, and a free lock nobody queues for: no clock, no queue.
+-- Re-entry, and a free lock nobody queues for: no queue (the clock only for a new hold's token).
 if redis.call('hexists', lock, caller) == 1
         or (redis.call('exists', lock) == 0 and redis.call('exists', queue) == 0) then
     return grant()

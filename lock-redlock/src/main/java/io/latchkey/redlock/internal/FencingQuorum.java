@@ -8,8 +8,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A RedLock hold's fencing token, and why it exceeds every earlier hold's.
  *
- * <p>Every master has its own counter per hash slot, which its acquire script increments for
- * each new hold. The RedLock's token is the highest that the granting masters answered: call it
+ * <p>Every master has its own counter per hash slot, which its acquire script advances for each
+ * new hold to max(counter + 1, the master's TIME in microseconds), the token it answers (see
+ * lock-core's acquire.lua). The RedLock's token is the highest that the granting masters answered: call it
  * T. Before the hold is handed to its owner, the counters of a majority of masters are made at
  * least T: the granting masters that answered less are raised to T, and the hold counts as
  * acquired only if a majority then stands at T or more and the hold is still valid (the lease,
@@ -20,11 +21,15 @@ import java.util.concurrent.CompletableFuture;
  * hold only after this hold's lease on M has run out or been released, and M's counter stood at
  * T or more before that: its raise was answered before the validity check, which passed only
  * while this hold's lease on M still ran. Counters only grow, so M answers the next hold with
- * T + 1 or more, and the next token, the highest of Q', exceeds T. This needs M to keep its data:
- * the guarantee holds while a majority of masters keeps its data, as the RedLock itself needs.
+ * T + 1 or more, and the next token, the highest of Q', exceeds T. This needs M to keep its data.
+ * When no master of Q' kept it (restarts without persistence, FLUSHALL), the clocks carry on: the
+ * next token is at least the TIME of each master of Q', which exceeds T unless that master's
+ * clock is behind the clock that gave T (or the counter that T came from ran ahead of its clock)
+ * by more than the time between the two holds.
  *
- * <p>Costs: no round trip when a majority already answered T (the masters' counters move in step
- * while every try reaches every master); one parallel round trip to the lagging masters otherwise.
+ * <p>Costs: no round trip when a majority already answered T; one parallel round trip to the
+ * lagging granting masters otherwise. Since tokens come from each master's own clock, masters
+ * rarely answer the same token, so most acquisitions take that round trip.
  */
 final class FencingQuorum {
 

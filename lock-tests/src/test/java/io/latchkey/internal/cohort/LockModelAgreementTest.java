@@ -33,6 +33,14 @@ import org.junit.jupiter.api.Test;
  * call both must answer the same, hold the same lock hash, mark, turn and counter, and have
  * published the same messages. Leases are long, so that nothing runs out within a scenario; the
  * remaining leases that the answers carry are compared within a bound.
+ *
+ * <p>Tokens: a new hold's token is max(counter + 1, Redis TIME in µs). In every third scenario the
+ * counter starts an hour ahead of Redis's clock, in Redis and in the model, and the model reads
+ * Redis's TIME as taken just before each call: the two must agree exactly without help. In the
+ * others the counter starts absent, so the clock decides most tokens; a script's TIME cannot be
+ * read from outside, so the test checks that Redis's new token is max(counter + 1, a TIME between
+ * just before and just after the call), and gives the model that token as its clock reading,
+ * from which it must compute the same token, counter and hash.
  */
 class LockModelAgreementTest {
 
@@ -93,7 +101,14 @@ class LockModelAgreementTest {
     private void scenario(long seed) throws InterruptedException {
         Random random = new Random(seed);
         ManualTicker clock = new ManualTicker();
-        LockModel model = new LockModel(clock);
+        long[] serverTime = new long[1];
+        LockModel model = new LockModel(clock, () -> serverTime[0]);
+        boolean counterAhead = seed % 3 == 0;
+        if (counterAhead) {
+            long ahead = serverMicros() + TimeUnit.HOURS.toMicros(1);
+            redis.set(KEYS.fenceCounter(), Long.toString(ahead));
+            model.setCounter(ahead);
+        }
         List<String> modelPublished = new ArrayList<>();
         model.subscribe(modelPublished::add);
         List<String> calls = new ArrayList<>();
@@ -109,7 +124,14 @@ class LockModelAgreementTest {
                     int block = marking && random.nextBoolean() ? 1024 : 1;
                     String held = heldArgument(random, field, model);
                     description = "acquire " + field + " held '" + held + "' marking " + marking + " block " + block;
-                    real = acquire(field, held, marking, block);
+                    String counter = redis.get(KEYS.fenceCounter());
+                    long counterBefore = counter == null ? 0 : Long.parseLong(counter);
+                    long before = serverMicros();
+                    List<Object> reply = acquire(field, held, marking, block);
+                    real = reply;
+                    long after = serverMicros();
+                    serverTime[0] = counterAhead ? before
+                            : clockReading(reply, counterBefore, before, after, "seed " + seed + ", " + description);
                     LockModel.Acquired answer = model.acquire(field, LEASE, held, marking, block);
                     modelled = answer.status() == 1
                             ? marking ? List.of(1L, answer.countOrWait(), answer.token(), answer.othersWait() ? 1L : 0L)
@@ -158,6 +180,31 @@ class LockModelAgreementTest {
             assertThat(published).as(context).isEqualTo(modelPublished);
         }
         published.clear();
+    }
+
+    /**
+     * Checks a new token in Redis's answer against the rule, max(counter + 1, TIME), with TIME
+     * between {@code before} and {@code after}.
+     *
+     * @return the TIME reading that gives Redis's token by the rule: the token itself (the rule
+     *     gives the same for a token of counter + 1); {@code before} when no new token was taken
+     */
+    private static long clockReading(List<Object> reply, long counterBefore, long before, long after, String what) {
+        if (!Long.valueOf(1L).equals(reply.get(0)) || (Long) reply.get(2) <= counterBefore) {
+            return before;
+        }
+        long token = (Long) reply.get(2);
+        assertThat(token).as("%s: a new token, at least Redis's TIME before the call", what).isGreaterThanOrEqualTo(before);
+        if (token != counterBefore + 1) {
+            assertThat(token).as("%s: a token from the clock, at most Redis's TIME after the call", what).isLessThanOrEqualTo(after);
+        }
+        return token;
+    }
+
+    /** @return Redis's clock in microseconds, as TIME answers it to the scripts */
+    private static long serverMicros() {
+        List<String> time = redis.time();
+        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
     }
 
     /** '' mostly; now and then 'fresh', the owner's token, or a token it does not have. */
