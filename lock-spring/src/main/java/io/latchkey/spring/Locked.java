@@ -88,7 +88,9 @@ public @interface Locked {
 
     /**
      * How long to wait for the lock, in Spring Boot's duration format ({@code "5s"},
-     * {@code "500ms"}, {@code "PT1M"}); {@code "0s"} tries once.
+     * {@code "500ms"}, {@code "PT1M"}); {@code "0s"} tries once. This and the other durations may
+     * be {@code ${...}} placeholders of the application's environment, as in {@code @Scheduled}
+     * ({@code "${orders.report.lock-at-least-for:4m}"}), resolved at start-up.
      *
      * @return the longest wait; default {@code "5s"}
      */

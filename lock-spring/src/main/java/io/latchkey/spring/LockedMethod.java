@@ -4,6 +4,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -35,16 +36,19 @@ final class LockedMethod {
     private final boolean reactive;
     private final boolean returnsMono;
 
-    private LockedMethod(Method method, Locked locked) {
+    private LockedMethod(Method method, Locked locked, UnaryOperator<String> placeholders) {
         this.method = method;
         this.locked = locked;
         this.name = LockNameTemplate.parse(method, locked.name(), PARAMETER_NAMES.getParameterNames(method));
         try {
-            this.waitTime = DurationStyle.detectAndParse(locked.waitTime());
-            this.leaseTime = locked.leaseTime().isEmpty() ? null : DurationStyle.detectAndParse(locked.leaseTime());
-            this.lockAtLeastFor = locked.lockAtLeastFor().isEmpty() ? null : DurationStyle.detectAndParse(locked.lockAtLeastFor());
+            this.waitTime = duration(locked.waitTime(), placeholders);
+            this.leaseTime = duration(locked.leaseTime(), placeholders);
+            this.lockAtLeastFor = duration(locked.lockAtLeastFor(), placeholders);
         } catch (RuntimeException e) {
             throw invalid(e.getMessage(), e);
+        }
+        if (waitTime == null) {
+            throw invalid("waitTime must not be empty: " + locked.waitTime(), null);
         }
         if (waitTime.isNegative()) {
             throw invalid("waitTime must not be negative: " + locked.waitTime(), null);
@@ -77,7 +81,25 @@ final class LockedMethod {
      * @throws IllegalStateException naming the method if the annotation is malformed
      */
     static LockedMethod of(Method method, Locked locked) {
-        return new LockedMethod(method, locked);
+        return of(method, locked, UnaryOperator.identity());
+    }
+
+    /**
+     * @param method the method, as the target class declares it
+     * @param locked its annotation, or its class's
+     * @param placeholders resolves {@code ${...}} in the durations, as the application's
+     *     environment does for {@code @Scheduled}
+     * @return the parsed method
+     * @throws IllegalStateException naming the method if the annotation is malformed
+     */
+    static LockedMethod of(Method method, Locked locked, UnaryOperator<String> placeholders) {
+        return new LockedMethod(method, locked, placeholders);
+    }
+
+    /** @return the duration, or null for an empty text (after its placeholders are resolved) */
+    private static Duration duration(String text, UnaryOperator<String> placeholders) {
+        String resolved = text.isEmpty() ? text : placeholders.apply(text);
+        return resolved == null || resolved.isEmpty() ? null : DurationStyle.detectAndParse(resolved);
     }
 
     /**

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -26,6 +27,16 @@ import org.springframework.util.ReflectionUtils;
 final class LockedMethods {
 
     private final Map<MethodClassKey, LockedMethod> parsed = new ConcurrentHashMap<>();
+    /** Resolves {@code ${...}} in the durations; set once, before the first bean is checked. */
+    private volatile UnaryOperator<String> placeholders = UnaryOperator.identity();
+
+    /**
+     * @param placeholders resolves {@code ${...}} in the annotations' durations from the
+     *     application's environment
+     */
+    void resolvePlaceholdersWith(UnaryOperator<String> placeholders) {
+        this.placeholders = placeholders;
+    }
 
     /**
      * @param method a method, as declared anywhere in {@code targetClass}'s hierarchy
@@ -50,7 +61,7 @@ final class LockedMethods {
     LockedMethod get(Method method, Class<?> targetClass) {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         return parsed.computeIfAbsent(new MethodClassKey(specific, targetClass),
-                key -> LockedMethod.of(specific, annotationOf(specific, targetClass)));
+                key -> LockedMethod.of(specific, annotationOf(specific, targetClass), placeholders));
     }
 
     /**

@@ -5,6 +5,8 @@ import java.util.function.Supplier;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 
 /**
  * Proxies every bean with a {@link Locked @Locked} method or class, the way Spring proxies
@@ -28,6 +30,15 @@ final class LockedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProc
         // before a transaction begins and released after it ends.
         setBeforeExistingAdvisors(true);
         setProxyTargetClass(true);
+    }
+
+    /** Durations may be {@code ${...}} placeholders, resolved as {@code @Scheduled}'s are. */
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        super.setBeanFactory(beanFactory);
+        if (beanFactory instanceof ConfigurableBeanFactory configurable) {
+            methods.resolvePlaceholdersWith(configurable::resolveEmbeddedValue);
+        }
     }
 
     /**

@@ -36,7 +36,7 @@ class LockAtLeastForTest {
     @BeforeAll
     static void start() {
         redis = RedisServer.start();
-        app = TestApplication.run(Beans.class, "latchkey.address=" + redis.uri());
+        app = TestApplication.run(Beans.class, "latchkey.address=" + redis.uri(), "jobs.wait=0s", "jobs.at-least=800ms");
         jobs = app.getBean(Jobs.class);
         other = LockClient.create(redis.uri());
     }
@@ -108,8 +108,16 @@ class LockAtLeastForTest {
     }
 
     @Test
+    void aPlaceholderThatCannotBeResolvedFailsTheStartNamingTheMethod() {
+        assertThatThrownBy(() -> TestApplication.run(Beans.class, "latchkey.address=" + redis.uri()).close())
+                .hasStackTraceContaining("@Locked on public java.lang.String " + Jobs.class.getName() + ".sync()")
+                .hasStackTraceContaining("Could not resolve placeholder 'jobs.wait'");
+    }
+
+    @Test
     void closingTheApplicationReleasesTheLocksThatWait() {
-        try (ConfigurableApplicationContext closing = TestApplication.run(Beans.class, "latchkey.address=" + redis.uri())) {
+        try (ConfigurableApplicationContext closing = TestApplication.run(Beans.class, "latchkey.address=" + redis.uri(),
+                "jobs.wait=0s", "jobs.at-least=800ms")) {
             assertThat(closing.getBean(Jobs.class).hourly()).isEqualTo("ran");
             assertThat(other.getLock("jobs:hourly").isLocked()).isTrue();
         }
@@ -155,7 +163,8 @@ class LockAtLeastForTest {
             runs.computeIfAbsent(job, name -> new AtomicInteger()).incrementAndGet();
         }
 
-        @Locked(name = "jobs:sync", waitTime = "0s", onTimeout = Locked.OnTimeout.SKIP, lockAtLeastFor = "800ms")
+        // A placeholder, as for @Scheduled: resolved from the environment at the start.
+        @Locked(name = "jobs:sync", waitTime = "${jobs.wait}", onTimeout = Locked.OnTimeout.SKIP, lockAtLeastFor = "${jobs.at-least}")
         public String sync() {
             ran("sync");
             return "ran";

@@ -16,7 +16,7 @@ public class DailyReport {
 
     @Scheduled(cron = "${orders.report.cron}")
     @Locked(name = "orders:daily-report", waitTime = "0s", onTimeout = Locked.OnTimeout.SKIP,
-            lockAtLeastFor = "4m")
+            lockAtLeastFor = "${orders.report.lock-at-least-for:4m}")
     public void run() {
         runs.incrementAndGet();
     }
