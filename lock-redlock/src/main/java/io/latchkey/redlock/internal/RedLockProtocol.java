@@ -8,7 +8,7 @@ import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timer;
@@ -239,10 +239,10 @@ public final class RedLockProtocol implements LockProtocol {
             if (answer.isCompletedExceptionally()) {
                 Throwable cause = failureOf(answer);
                 if (cause instanceof TimeoutException) {
-                    cause = LockExceptions.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
+                    cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
                     failure = failure == null ? cause : failure;
-                } else if (LockExceptions.isTimeout(cause)) {
-                    cause = LockExceptions.masterTimedOut(masters.get(i).toString(), cause);
+                } else if (Failures.isTimeout(cause)) {
+                    cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), cause);
                     failure = failure == null ? cause : failure;
                 } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
                     failure = cause; // a Redis failure says more than a slow answer
@@ -327,7 +327,7 @@ public final class RedLockProtocol implements LockProtocol {
                 .toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(releases).thenApply(released -> {
             if (answered < majority) {
-                throw LockExceptions.quorumNotReachedInTime(name, answered, masters.size(), majority, failure);
+                throw RedLockFailures.quorumNotReachedInTime(name, answered, masters.size(), majority, failure);
             }
             return TryResult.busy(retryAfterMillis(outcome, votes));
         });
@@ -343,7 +343,7 @@ public final class RedLockProtocol implements LockProtocol {
         sent.whenComplete((answer, failure) -> {
             if (failure == null && answer.acquired()) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
-                    if (releaseFailure != null && !(LockExceptions.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
+                    if (releaseFailure != null && !(Failures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
                     }
                 });
@@ -382,7 +382,7 @@ public final class RedLockProtocol implements LockProtocol {
                 if (failure == null && renewed != null) {
                     renewed.afterRelease();
                 }
-                votes.count(failure == null ? null : LockExceptions.unwrap(failure));
+                votes.count(failure == null ? null : Failures.unwrap(failure));
             });
         }
         return votes.result;
@@ -413,9 +413,9 @@ public final class RedLockProtocol implements LockProtocol {
             if (released >= majority) {
                 result.complete(null);
             } else if (notHeld > masters.size() - majority) {
-                result.completeExceptionally(LockExceptions.notHeldByMajority(name, owner, notHeld, masters.size()));
+                result.completeExceptionally(RedLockFailures.notHeldByMajority(name, owner, notHeld, masters.size()));
             } else if (released + notHeld + failed == masters.size()) {
-                result.completeExceptionally(LockExceptions.releaseQuorumNotReached(name, released, failed, masters.size(),
+                result.completeExceptionally(RedLockFailures.releaseQuorumNotReached(name, released, failed, masters.size(),
                         majority, failure));
             }
         }
@@ -510,7 +510,7 @@ public final class RedLockProtocol implements LockProtocol {
                 }
             }
             if (answered < majority) {
-                throw LockExceptions.quorumNotReached(name, answered, masters.size(), majority, failure);
+                throw RedLockFailures.quorumNotReached(name, answered, masters.size(), majority, failure);
             }
             return values;
         });
@@ -530,7 +530,7 @@ public final class RedLockProtocol implements LockProtocol {
     // ---- helpers -----------------------------------------------------------------------------
 
     private static Throwable failureOf(CompletableFuture<?> failed) {
-        return LockExceptions.unwrap(failed.handle((value, failure) -> failure).join());
+        return Failures.unwrap(failed.handle((value, failure) -> failure).join());
     }
 
     @Override
