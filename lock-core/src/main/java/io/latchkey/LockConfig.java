@@ -2,7 +2,6 @@ package io.latchkey;
 
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.redis.Redaction;
-import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.net.ssl.KeyManagerFactory;
@@ -24,29 +23,10 @@ import java.util.Optional;
  */
 public final class LockConfig {
 
-    static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
-    /** The longest lease or timeout a setting may take. */
-    private static final Duration MAX_DURATION = Duration.ofDays(365);
-    static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
-    static final Duration DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT = Duration.ofMillis(100);
-    /**
-     * An unset command timeout is at most this fraction of the watchdog timeout (and an unset
-     * watchdog timeout at least this multiple of the command timeout): the renewal sent at a
-     * third of the lease may then time out and the one sent at two thirds still lands in time.
-     */
-    static final int COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT = 4;
-    static final int MIN_RED_LOCK_MASTERS = 3;
-    private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
-    /** Far above a real application name, short enough that every derived key stays close to its lock name's length. */
-    static final int MAX_KEY_PREFIX_LENGTH = 64;
-
     private final Optional<String> address;
     private final List<String> clusterAddresses;
     private final List<String> redLockAddresses;
-    private final Duration watchdogTimeout;
-    private final Duration fairLockWaitTimeout;
-    private final Duration commandTimeout;
-    private final Duration redLockAttemptTimeout;
+    private final FittingTimeouts timeouts;
     private final Optional<Path> trustedCertificates;
     private final Optional<TlsManagers> tlsManagers;
     private final LockEventListener eventListener;
@@ -54,15 +34,11 @@ public final class LockConfig {
     private final Optional<LocalHandOff> localHandOff;
     private final String keyPrefix;
 
-    private LockConfig(Builder builder, Duration watchdogTimeout, Duration fairLockWaitTimeout,
-            Duration commandTimeout, Duration redLockAttemptTimeout) {
+    private LockConfig(Builder builder, FittingTimeouts timeouts) {
         this.address = Optional.ofNullable(builder.address);
         this.clusterAddresses = builder.clusterAddresses;
         this.redLockAddresses = builder.redLockAddresses;
-        this.watchdogTimeout = watchdogTimeout;
-        this.fairLockWaitTimeout = fairLockWaitTimeout;
-        this.commandTimeout = commandTimeout;
-        this.redLockAttemptTimeout = redLockAttemptTimeout;
+        this.timeouts = timeouts;
         this.trustedCertificates = Optional.ofNullable(builder.trustedCertificates);
         this.tlsManagers = Optional.ofNullable(builder.tlsManagers);
         this.eventListener = builder.eventListener;
@@ -98,7 +74,7 @@ public final class LockConfig {
 
     /** {@return the lease of locks taken without one; renewed every third of it while held} */
     public Duration watchdogTimeout() {
-        return watchdogTimeout;
+        return timeouts.watchdog();
     }
 
     /**
@@ -106,17 +82,17 @@ public final class LockConfig {
      * queue; unless set, the watchdog timeout}
      */
     public Duration fairLockWaitTimeout() {
-        return fairLockWaitTimeout;
+        return timeouts.fairLockWait();
     }
 
     /** {@return the bound on one Redis round trip} */
     public Duration commandTimeout() {
-        return commandTimeout;
+        return timeouts.command();
     }
 
     /** {@return the bound on one RedLock master's answer to an acquire, far below any lease} */
     public Duration redLockAttemptTimeout() {
-        return redLockAttemptTimeout;
+        return timeouts.redLockAttempt();
     }
 
     /**
@@ -205,10 +181,10 @@ public final class LockConfig {
         return "LockConfig{address=" + address.map(Redaction::uri).orElse("none")
                 + ", clusterAddresses=" + Redaction.uris(clusterAddresses)
                 + ", redLockAddresses=" + Redaction.uris(redLockAddresses)
-                + ", watchdogTimeout=" + watchdogTimeout
-                + ", fairLockWaitTimeout=" + fairLockWaitTimeout
-                + ", commandTimeout=" + commandTimeout
-                + ", redLockAttemptTimeout=" + redLockAttemptTimeout
+                + ", watchdogTimeout=" + timeouts.watchdog()
+                + ", fairLockWaitTimeout=" + timeouts.fairLockWait()
+                + ", commandTimeout=" + timeouts.command()
+                + ", redLockAttemptTimeout=" + timeouts.redLockAttempt()
                 + ", trustedCertificates=" + trustedCertificates.map(Path::toString)
                         .orElse(tlsManagers.isPresent() ? "given managers" : "JVM default")
                 + ", replicaAcknowledgement=" + replicaAcknowledgement.map(ReplicaAcknowledgement::toString).orElse("none")
@@ -565,32 +541,7 @@ public final class LockConfig {
          * @throws NullPointerException if it is null
          */
         public Builder keyPrefix(String prefix) {
-            Objects.requireNonNull(prefix, "keyPrefix");
-            requireArgument(!prefix.isEmpty(), "keyPrefix must not be empty");
-            for (int i = 0; i < prefix.length(); i++) {
-                char c = prefix.charAt(i);
-                if (Character.isHighSurrogate(c) && i + 1 < prefix.length() && Character.isLowSurrogate(prefix.charAt(i + 1))) {
-                    i++;
-                    continue;
-                }
-                // A lone surrogate would reach Redis as '?', so that two prefixes would share keys.
-                requireArgument(!(Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)
-                                || Character.getType(c) == Character.FORMAT || Character.isSurrogate(c)),
-                        "keyPrefix must not hold whitespace, control characters or a lone surrogate: U+%04X at index %s in %s",
-                        (int) c, i, escaped(prefix));
-                // The prefix goes into the ACL patterns ~P:* and &P:*, which are globs: a wildcard
-                // in it would give one application's user another application's keys.
-                if ("*?[]\\".indexOf(c) >= 0) {
-                    throw new IllegalArgumentException("keyPrefix must not hold the glob characters * ? [ ] \\, "
-                            + "which ACL patterns and SCAN read as wildcards: '" + prefix + "'");
-                }
-            }
-            requireArgument(prefix.length() <= MAX_KEY_PREFIX_LENGTH, "keyPrefix may have at most %s characters, not %s: '%s…'",
-                    MAX_KEY_PREFIX_LENGTH, prefix.length(), prefix.length() > MAX_KEY_PREFIX_LENGTH ? prefix.substring(0, MAX_KEY_PREFIX_LENGTH) : prefix);
-            requireArgument(prefix.indexOf('{') < 0 && prefix.indexOf('}') < 0,
-                    "keyPrefix must not hold '{' or '}', which would change the Cluster hash slot of every derived key: '%s'", prefix);
-            requireArgument(!prefix.endsWith(":"), "keyPrefix must not end with ':', which the keys add: '%s'", prefix);
-            this.keyPrefix = prefix;
+            this.keyPrefix = KeyPrefixRules.requireValid(prefix);
             return this;
         }
 
@@ -611,44 +562,10 @@ public final class LockConfig {
          *     timeout is not shorter than the command timeout; the message never shows a password
          */
         public LockConfig build() {
-            requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
-                    "no Redis configured: set address, clusterAddresses or redLockAddresses");
-            requireArgument(address == null || clusterAddresses.isEmpty(),
-                    "address and clusterAddresses are exclusive: got %s and %s",
-                    address == null ? null : Redaction.uri(address), Redaction.uris(clusterAddresses));
-            requireArgument(redLockAddresses.isEmpty() || redLockAddresses.size() >= MIN_RED_LOCK_MASTERS,
-                    "redLockAddresses needs at least %s independent masters, got %s",
-                    MIN_RED_LOCK_MASTERS, redLockAddresses.size());
-            // The same master twice would count its vote twice.
-            redLockAddresses.stream().filter(uri -> redLockAddresses.indexOf(uri) != redLockAddresses.lastIndexOf(uri))
-                    .findFirst().ifPresent(uri -> requireArgument(false, "redLockAddresses must be independent masters, got %s twice", Redaction.uri(uri)));
-            if (address != null) {
-                requireUri("address", address);
-            }
-            clusterAddresses.forEach(uri -> requireUri("clusterAddresses", uri));
-            redLockAddresses.forEach(uri -> requireUri("redLockAddresses", uri));
-            requirePositiveIfSet("watchdogTimeout", watchdogTimeout);
-            requirePositiveIfSet("fairLockWaitTimeout", fairLockWaitTimeout);
-            requirePositiveIfSet("commandTimeout", commandTimeout);
-            requirePositiveIfSet("redLockAttemptTimeout", redLockAttemptTimeout);
-
-            Duration command = commandTimeout != null ? commandTimeout : defaultCommandTimeout();
-            Duration watchdog = watchdogTimeout != null ? watchdogTimeout
-                    : max(DEFAULT_WATCHDOG_TIMEOUT, saturatedTimes(command, COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT));
-            Duration attempt = redLockAttemptTimeout != null ? redLockAttemptTimeout
-                    : min(DEFAULT_RED_LOCK_ATTEMPT_TIMEOUT, command);
-            // A crashed waiter then costs the queue no more than a crashed holder: one lease.
-            Duration fairWait = fairLockWaitTimeout != null ? fairLockWaitTimeout : watchdog;
-
-            // A renewal sent at lease/3 must land before the lease runs out even when it takes
-            // the whole command timeout. Defaults meet this by construction; what breaks it was set.
-            requireArgument(command.compareTo(watchdog.minus(command)) < 0, commandTimeout != null
-                            ? "commandTimeout (%s) must be shorter than half the watchdogTimeout (%s)"
-                            : "redLockAttemptTimeout (%s) must be shorter than half the watchdogTimeout (%s): "
-                                    + "the commandTimeout must lie between them",
-                    commandTimeout != null ? command : attempt, watchdog);
-            requireArgument(attempt.compareTo(command) <= 0,
-                    "redLockAttemptTimeout (%s) must not exceed commandTimeout (%s)", attempt, command);
+            RedisAddresses.check(address, clusterAddresses, redLockAddresses);
+            FittingTimeouts timeouts = FittingTimeouts.fit(watchdogTimeout, fairLockWaitTimeout, commandTimeout,
+                    redLockAttemptTimeout);
+            Duration command = timeouts.command();
             requireArgument(trustedCertificates == null
                             || (Files.isRegularFile(trustedCertificates) && Files.isReadable(trustedCertificates)),
                     "trustedCertificates is not a readable file: %s", trustedCertificates);
@@ -658,74 +575,7 @@ public final class LockConfig {
             requireArgument(replicaAcknowledgement == null || replicaAcknowledgement.timeout().compareTo(command) < 0,
                     "replicaAcknowledgement timeout (%s) must be shorter than the commandTimeout (%s)",
                     replicaAcknowledgement == null ? null : replicaAcknowledgement.timeout(), command);
-            return new LockConfig(this, watchdog, fairWait, command, attempt);
-        }
-
-        /** 3 s, or less so as to fit the watchdog timeout; never below a RedLock attempt timeout that was set. */
-        private Duration defaultCommandTimeout() {
-            Duration watchdog = watchdogTimeout != null ? watchdogTimeout : DEFAULT_WATCHDOG_TIMEOUT;
-            Duration fitting = min(DEFAULT_COMMAND_TIMEOUT, watchdog.dividedBy(COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT));
-            requireArgument(!fitting.isZero(), "watchdogTimeout (%s) is too short to leave time for a Redis command", watchdog);
-            return redLockAttemptTimeout != null ? max(fitting, redLockAttemptTimeout) : fitting;
-        }
-
-        private static void requireUri(String setting, String uri) {
-            int scheme = uri.indexOf("://");
-            int credentialsEnd = uri.lastIndexOf('@');
-            if (scheme >= 0 && credentialsEnd > scheme) {
-                String credentials = uri.substring(scheme + 3, credentialsEnd);
-                // Unencoded, these end the authority: the password's start became the host name,
-                // and the rest went to a DNS query.
-                requireArgument(credentials.chars().noneMatch(c -> c == '#' || c == '?' || c == '/'),
-                        "%s has '#', '?' or '/' in its user name or password: percent-encode them (%%23, %%3F, %%2F): %s",
-                        setting, Redaction.uri(uri));
-            }
-            try {
-                RedisURI.create(uri);
-            } catch (RuntimeException e) {
-                // Not chained: the parser's message repeats the URI, password included.
-                throw new IllegalArgumentException(setting + " is not a Redis URI: " + Redaction.uri(uri)
-                        + " (" + e.getClass().getSimpleName() + ")");
-            }
-        }
-
-        private static void requirePositiveIfSet(String setting, Duration value) {
-            requireArgument(value == null || (!value.isNegative() && !value.isZero()), "%s must be positive: %s", setting, value);
-            // A year at most: a lease or a timeout longer than that is a mistake, and past about
-            // 2^53 ms the scripts no longer read it as an integer (LeaseTerm.MAX).
-            requireArgument(value == null || value.compareTo(MAX_DURATION) <= 0, "%s must be at most %s (a year): %s",
-                    setting, MAX_DURATION, value);
-        }
-
-        /** The prefix, printable whatever it holds: what a message may quote of a refused one. */
-        private static String escaped(String prefix) {
-            StringBuilder out = new StringBuilder("'");
-            prefix.chars().forEach(c -> {
-                if (Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)
-                        || Character.isSurrogate((char) c) || Character.getType(c) == Character.FORMAT) {
-                    out.append(String.format(Locale.ROOT, "\\u%04X", c));
-                } else {
-                    out.append((char) c);
-                }
-            });
-            return out.append('\'').toString();
-        }
-
-        private static Duration min(Duration a, Duration b) {
-            return a.compareTo(b) <= 0 ? a : b;
-        }
-
-        private static Duration max(Duration a, Duration b) {
-            return a.compareTo(b) >= 0 ? a : b;
-        }
-
-        /** @return {@code value * times}, or the longest Duration if that overflows */
-        private static Duration saturatedTimes(Duration value, int times) {
-            try {
-                return value.multipliedBy(times);
-            } catch (ArithmeticException tooLong) {
-                return LONGEST;
-            }
+            return new LockConfig(this, timeouts);
         }
 
         static void requireArgument(boolean condition, String template, Object... args) {

@@ -2,6 +2,7 @@ package io.latchkey.internal.cohort;
 
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.TryResult;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -99,7 +100,7 @@ final class RedisTries {
                     // waiters, takes the lock, or leaves (abandon), whichever comes first.
                     budget.others().marked();
                     attendance.toldBusy(owner);
-                } else if (LockExceptions.isOutcomeUnknown(failure)) {
+                } else if (Failures.isOutcomeUnknown(failure)) {
                     // It may have run and marked the client: withdrawn when the attempt leaves.
                     budget.others().marked();
                 }
@@ -134,7 +135,7 @@ final class RedisTries {
             } else if (failure == null && heldToken == 0 && !reply.holdGone()) {
                 budget.others().marked();
                 attendance.toldBusy(owner);
-            } else if (failure != null && heldToken == 0 && !lease.renewed() && LockExceptions.isOutcomeUnknown(failure)) {
+            } else if (failure != null && heldToken == 0 && !lease.renewed() && Failures.isOutcomeUnknown(failure)) {
                 budget.others().marked();
             }
             withdrawal = cohort.settleIfIdle();

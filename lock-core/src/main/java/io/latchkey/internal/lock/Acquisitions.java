@@ -1,7 +1,7 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Failures;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -51,7 +51,7 @@ public final class Acquisitions {
         CompletableFuture<T> caller = new CompletableFuture<>();
         attempt.result().whenComplete((hold, failure) -> {
             if (failure != null) {
-                caller.completeExceptionally(LockExceptions.unwrap(failure));
+                caller.completeExceptionally(Failures.unwrap(failure));
             } else if (!caller.complete(outcome.apply(hold)) && hold != null) {
                 // The caller's future was completed from outside (orTimeout, complete) just as the
                 // grant arrived: the caller will never know it holds the lock, so give it back.

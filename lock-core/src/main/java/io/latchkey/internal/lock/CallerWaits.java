@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -73,7 +74,7 @@ public final class CallerWaits {
      * @return the exception to throw
      */
     public static RuntimeException rethrow(String name, ExecutionException e) {
-        Throwable cause = LockExceptions.unwrap(e);
+        Throwable cause = Failures.unwrap(e);
         if (cause instanceof Error error) {
             throw error;
         }

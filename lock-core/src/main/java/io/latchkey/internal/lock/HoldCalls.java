@@ -5,6 +5,7 @@ import io.latchkey.LockConfig.ReplicaShortfall;
 import io.latchkey.LockException;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.watchdog.LeaseRenewer;
@@ -142,7 +143,7 @@ public final class HoldCalls {
                     .map(wanted -> scripts.acquireReplicated(field, lease, call, held, wanted))
                     .orElseGet(() -> scripts.acquire(field, lease, call, held).thenApply(Replicated::unacknowledged));
             return sent.whenComplete((reply, failure) -> {
-                if (failure != null && LockExceptions.isOutcomeUnknown(failure)) {
+                if (failure != null && Failures.isOutcomeUnknown(failure)) {
                     unsettled.settleLater(hold, "acquire " + call, () -> scripts.release(field, call, UNDO)
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }
@@ -201,7 +202,7 @@ public final class HoldCalls {
         String call = unsettled.nextCallId();
         Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
         return unsettled.after(hold, () -> scripts.release(field, call, RELEASE).whenComplete((left, failure) -> {
-            if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
+            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
                 unsettled.settleLater(hold, "release of unacknowledged grant " + call, again);
             }
         }));
@@ -320,13 +321,13 @@ public final class HoldCalls {
             sent.set(true);
             // Registered before the call counts as answered, so the owner's next call comes after it.
             return scripts.release(field, call, mode).whenComplete((left, failure) -> {
-                if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
+                if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
                     unsettled.settleLater(hold, "release " + call, again);
                 }
             });
         }).handle((left, failure) -> {
             if (failure != null) {
-                if (!LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
+                if (!Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
                     throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
                 }
                 if (!sent.get()) {

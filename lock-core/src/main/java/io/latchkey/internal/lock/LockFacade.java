@@ -3,7 +3,7 @@ package io.latchkey.internal.lock;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Failures;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -255,7 +255,7 @@ public final class LockFacade implements DistributedLock {
         CompletableFuture<Optional<LockHold>> result = new CompletableFuture<>();
         attempt.result().whenComplete((hold, failure) -> {
             if (failure != null) {
-                result.completeExceptionally(LockExceptions.unwrap(failure));
+                result.completeExceptionally(Failures.unwrap(failure));
             } else {
                 result.complete(Optional.ofNullable(hold).map(this::handle));
             }

@@ -4,6 +4,7 @@ import io.latchkey.LockEventListener;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -70,7 +71,7 @@ final class LockHolds {
             return failLost(hold);
         }
         return protocol.release(owner).handle((ok, failure) -> {
-            Throwable cause = failure == null ? null : LockExceptions.unwrap(failure);
+            Throwable cause = failure == null ? null : Failures.unwrap(failure);
             if (hold != null && cause instanceof IllegalMonitorStateException) {
                 hold.lose("the owner's release found it gone from Redis", false);
             }

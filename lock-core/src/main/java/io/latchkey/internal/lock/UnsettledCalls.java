@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timer;
 import java.util.ArrayDeque;
@@ -268,7 +269,7 @@ public final class UnsettledCalls implements AutoCloseable {
                 reply = CompletableFuture.failedFuture(e);
             }
             return reply.handle((ok, failure) -> {
-                if (failure != null && !LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
+                if (failure != null && !Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
                     // Redis answered for good: whatever it said, retrying would not change it.
                     log.warn("settling {} of {}: Redis refused it: {}", next.what, hold, failure.getMessage());
                     return null;

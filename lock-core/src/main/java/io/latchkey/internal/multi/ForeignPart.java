@@ -3,7 +3,7 @@ package io.latchkey.internal.multi;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
 import io.latchkey.internal.lock.Acquisition;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Failures;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -87,7 +87,7 @@ final class ForeignPart implements Part {
             if (end != null) {
                 end.cancel();
             }
-            Throwable cause = failure == null ? null : LockExceptions.unwrap(failure);
+            Throwable cause = failure == null ? null : Failures.unwrap(failure);
             if (cause == null) {
                 result.complete(hold);
             } else if (cause instanceof CancellationException && waitRanOut.get()) {

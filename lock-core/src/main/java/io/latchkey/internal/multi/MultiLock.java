@@ -4,6 +4,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
 import io.latchkey.internal.lock.Acquisitions;
 import io.latchkey.internal.lock.CallerWaits;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
@@ -366,7 +367,7 @@ public final class MultiLock implements DistributedLock {
             future.join();
             return null;
         } catch (CompletionException | CancellationException e) {
-            return LockExceptions.unwrap(e);
+            return Failures.unwrap(e);
         }
     }
 
@@ -398,7 +399,7 @@ public final class MultiLock implements DistributedLock {
             acquisition = MultiAcquisition.start(parts, owner, leaseTime, ticker, waitNanos);
             acquisition.result().whenComplete((partHolds, failure) -> {
                 if (failure != null) {
-                    result.completeExceptionally(LockExceptions.unwrap(failure));
+                    result.completeExceptionally(Failures.unwrap(failure));
                 } else if (partHolds == null) {
                     result.complete(null);
                 } else {
@@ -448,7 +449,7 @@ public final class MultiLock implements DistributedLock {
         CompletableFuture<T> caller = new CompletableFuture<>();
         attempt.result().whenComplete((hold, failure) -> {
             if (failure != null) {
-                caller.completeExceptionally(LockExceptions.unwrap(failure));
+                caller.completeExceptionally(Failures.unwrap(failure));
             } else if (!caller.complete(outcome.apply(hold)) && hold != null) {
                 attempt.cancel();
             }

@@ -1,31 +1,16 @@
 package io.latchkey.internal.redis;
 
+import static io.latchkey.internal.redis.Failures.describe;
+import static io.latchkey.internal.redis.Failures.unwrap;
+
 import io.latchkey.LockConnectionException;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
-import java.io.IOException;
-import java.nio.channels.ClosedChannelException;
-import java.security.cert.CertificateException;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Deque;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import javax.net.ssl.SSLException;
 
 /**
  * The one place that builds the {@link LockException}s and {@link IllegalMonitorStateException}s
@@ -49,32 +34,16 @@ import javax.net.ssl.SSLException;
  * <tr><td>anything else</td><td>{@link LockException}</td></tr>
  * </table>
  *
- * <p>A situation that wraps an earlier failure (a release that did not complete, a RedLock quorum
- * that was not reached) takes that failure's type. Messages name the lock and never show a
- * password: text that did not come from here passes through {@link Redaction}. Stateless.
+ * <p>Which row a failure falls in is read by {@link Failures}; why a connect failed, by
+ * {@code ConnectDiagnosis}. A situation that wraps an earlier failure (a release that did not
+ * complete, a RedLock quorum that was not reached) takes that failure's type ({@link #typedAs}).
+ * RedLock's own situations are built in lock-redlock, in its words, on {@link #typedAs}. Messages
+ * name the lock and never show a password: text that did not come from here passes through
+ * {@link Redaction}. Stateless.
  */
 public final class LockExceptions {
 
-    /** What a failure means to the caller; each is one exception type. */
-    enum Kind {
-        /** Redis did not answer in time: {@link LockTimeoutException}. */
-        TIMEOUT,
-        /** Redis could not be reached: {@link LockConnectionException}. */
-        CONNECTION,
-        /** Redis answered with an error: {@link LockRefusedException}. */
-        REFUSED,
-        /** The client was closed under the call: a plain {@link LockException}. */
-        CLOSED,
-        /** Anything else: a plain {@link LockException}. */
-        OTHER
-    }
-
     private static final String CLIENT_CLOSED = "the LockClient is closed";
-    /** Error replies that say "not now" rather than "no": the same call sent later can succeed. */
-    private static final List<String> PASSING_REFUSALS =
-            List.of("CLUSTERDOWN", "TRYAGAIN", "LOADING", "READONLY", "MASTERDOWN", "BUSY");
-    /** A failure's causes are followed this deep at most, in case a chain loops. */
-    private static final int MAX_CAUSES = 50;
 
     private LockExceptions() {
     }
@@ -97,7 +66,7 @@ public final class LockExceptions {
                 || cause instanceof CancellationException) {
             return (RuntimeException) cause;
         }
-        return switch (kindOf(cause)) {
+        return switch (Failures.kindOf(cause)) {
             case TIMEOUT -> timedOut(lock, commandTimeout, cause);
             case CONNECTION -> unreachable(lock, cause);
             case REFUSED -> refused(lock, cause);
@@ -160,7 +129,7 @@ public final class LockExceptions {
      */
     public static LockException subscribeFailed(String channel, Throwable cause) {
         Throwable unwrapped = unwrap(cause);
-        return ofKind(kindOf(unwrapped), "cannot subscribe to " + channel + ": " + describe(unwrapped), unwrapped);
+        return typedAs(unwrapped, "cannot subscribe to " + channel + ": " + describe(unwrapped));
     }
 
     // ---- ownership and unknown outcomes ------------------------------------------------------
@@ -172,18 +141,6 @@ public final class LockExceptions {
      */
     public static IllegalMonitorStateException notHeld(String lock, long owner) {
         return new IllegalMonitorStateException("lock '" + lock + "' is not held by owner " + owner + " of this client");
-    }
-
-    /**
-     * @param redLock the RedLock's name
-     * @param owner the owner that tried to release it
-     * @param notHeld how many masters said the owner holds nothing there
-     * @param masters how many masters there are
-     * @return too many masters say the owner holds nothing for a majority to release it
-     */
-    public static IllegalMonitorStateException notHeldByMajority(String redLock, long owner, int notHeld, int masters) {
-        return new IllegalMonitorStateException("RedLock '" + redLock + "' is not held by owner " + owner
-                + " of this client: " + notHeld + " of " + masters + " masters do not hold it");
     }
 
     /**
@@ -202,15 +159,15 @@ public final class LockExceptions {
      * @param lock the lock's name
      * @param owner the owner that released it
      * @param cause why the release did not complete: its answer was lost, or Redis refused it for
-     *     a passing reason ({@link #isPassingRefusal})
+     *     a passing reason ({@link Failures#isPassingRefusal})
      * @return the release did not complete now and is completed by the library once Redis takes
      *     it; the caller must not retry. Typed as the cause
      */
     public static LockException releaseDeferred(String lock, long owner, Throwable cause) {
         Throwable unwrapped = unwrap(cause);
-        return ofKind(kindOf(unwrapped), "unlock of lock '" + lock + "' by owner " + owner + " did not complete ("
+        return typedAs(unwrapped, "unlock of lock '" + lock + "' by owner " + owner + " did not complete ("
                 + describe(unwrapped) + "); its lease is no longer renewed, and the release is completed as soon as "
-                + "Redis answers again: the caller need not retry", unwrapped);
+                + "Redis answers again: the caller need not retry");
     }
 
     /**
@@ -261,7 +218,7 @@ public final class LockExceptions {
      */
     public static LockException settleFailed(String what, Object hold, Throwable cause) {
         Throwable unwrapped = unwrap(cause);
-        return ofKind(kindOf(unwrapped), "cannot settle " + what + " of " + hold + ": " + describe(unwrapped), unwrapped);
+        return typedAs(unwrapped, "cannot settle " + what + " of " + hold + ": " + describe(unwrapped));
     }
 
     // ---- connecting --------------------------------------------------------------------------
@@ -277,163 +234,9 @@ public final class LockExceptions {
      */
     public static LockException connectFailed(String where, Throwable cause) {
         String shown = Redaction.inText(where);
-        List<Throwable> causes = causesOf(cause);
-        String message = "cannot connect to Redis at " + shown + ": " + hint(cause, causes, shown.contains("rediss"));
-        boolean refused = causes.stream().anyMatch(RedisCommandExecutionException.class::isInstance);
-        return refused ? new LockRefusedException(message, cause) : new LockConnectionException(message, cause);
-    }
-
-    /** @return the likely cause of a failed connect, phrased as what to check */
-    private static String hint(Throwable failure, List<Throwable> causes, boolean tls) {
-        for (Throwable cause : causes) {
-            String message = describe(cause);
-            if (cause instanceof RedisCommandExecutionException) {
-                String upper = message.toUpperCase(Locale.ROOT);
-                if (upper.startsWith("WRONGPASS") || upper.startsWith("NOAUTH") || upper.contains("INVALID PASSWORD")) {
-                    return "Redis refused the credentials (" + message + "); check the user and password in the URI";
-                }
-                if (upper.startsWith("NOPERM")) {
-                    return "the Redis user lacks a permission (" + message + ")";
-                }
-            }
-            if (cause instanceof CertificateException || cause instanceof SSLException) {
-                return "the TLS handshake failed (" + message + "); is the server's certificate signed by a CA in "
-                        + "LockConfig.trustedCertificates (or the JVM trust store), and does it name this host?";
-            }
-            if (!tls && (cause instanceof ClosedChannelException || message.contains("Connection closed prematurely")
-                    || message.contains("Connection reset"))) {
-                return "the server closed the connection before it answered (" + message
-                        + "); if that port only speaks TLS, use a rediss:// URI";
-            }
-        }
-        Throwable root = failure;
-        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < MAX_CAUSES; depth++) {
-            root = root.getCause();
-        }
-        return describe(failure) + (root == failure ? "" : " (" + describe(root) + ")");
-    }
-
-    /**
-     * @return the failure, its causes and the exceptions suppressed along the way (the cluster
-     *     client reports each seed node's failure as a suppressed exception), outermost first
-     */
-    private static List<Throwable> causesOf(Throwable failure) {
-        List<Throwable> found = new ArrayList<>();
-        Deque<Throwable> pending = new ArrayDeque<>(List.of(failure));
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        while (!pending.isEmpty() && found.size() < MAX_CAUSES) {
-            Throwable next = pending.removeFirst();
-            if (seen.add(next)) {
-                found.add(next);
-                if (next.getCause() != null) {
-                    pending.addLast(next.getCause());
-                }
-                pending.addAll(List.of(next.getSuppressed()));
-            }
-        }
-        return found;
-    }
-
-    // ---- RedLock -----------------------------------------------------------------------------
-
-    /**
-     * @param master the master, as {@link Redaction} shows it
-     * @param why why its last connect failed, or null if none was tried yet
-     * @return the RedLock master is not connected yet; typed as {@code why}, a
-     *     {@link LockConnectionException} unless Redis refused the connection
-     */
-    public static LockException masterNotConnected(String master, LockException why) {
-        String message = "RedLock master " + master + " is not connected; the client keeps trying in the background"
-                + (why == null ? "" : ": " + why.getMessage());
-        return why instanceof LockRefusedException ? new LockRefusedException(message, why)
-                : new LockConnectionException(message, why);
-    }
-
-    /**
-     * @param master the master, as {@link Redaction} shows it
-     * @param cause what connecting threw that is not a {@link LockException}
-     * @return connecting to a RedLock master failed unexpectedly; typed as the cause
-     */
-    public static LockException masterConnectFailed(String master, Throwable cause) {
-        return ofKind(kindOf(cause), "cannot connect to RedLock master " + master + ": " + describe(cause), cause);
-    }
-
-    /**
-     * @param master the master, as {@link Redaction} shows it
-     * @param attemptTimeout the bound on its answer to one acquire
-     * @return the master did not answer an acquire within its attempt timeout. Without a cause:
-     *     the master's late answer is handled where it arrives
-     */
-    public static LockTimeoutException masterTimedOut(String master, Duration attemptTimeout) {
-        return new LockTimeoutException(master + " did not answer within " + attemptTimeout, null);
-    }
-
-    /**
-     * @param master the master, as {@link Redaction} shows it
-     * @param timeout the master's own command timeout failure
-     * @return the master's client timed the acquire out; without a cause, as
-     *     {@link #masterTimedOut(String, Duration)}
-     */
-    public static LockTimeoutException masterTimedOut(String master, Throwable timeout) {
-        return new LockTimeoutException(master + ": " + describe(unwrap(timeout)), null);
-    }
-
-    /**
-     * @param redLock the RedLock's name
-     * @param answered how many masters answered the acquire in time
-     * @param masters how many masters there are
-     * @param majority how many answers are needed
-     * @param cause the first failure that counts, or null
-     * @return fewer than a majority of masters answered an acquire within their attempt timeout;
-     *     typed as the cause
-     */
-    public static LockException quorumNotReachedInTime(String redLock, int answered, int masters, int majority,
-                                                       Throwable cause) {
-        return ofKind(kindOf(cause), "RedLock '" + redLock + "': only " + answered + " of " + masters
-                + " masters answered within their attempt timeout; a majority of " + majority + " is needed"
-                + (cause == null ? "" : ": " + describe(cause)), cause);
-    }
-
-    /**
-     * @param redLock the RedLock's name
-     * @param answered how many masters answered a query
-     * @param masters how many masters there are
-     * @param majority how many answers are needed
-     * @param cause the first failure, or null
-     * @return fewer than a majority of masters answered; typed as the cause
-     */
-    public static LockException quorumNotReached(String redLock, int answered, int masters, int majority, Throwable cause) {
-        return ofKind(kindOf(cause), "RedLock '" + redLock + "': only " + answered + " of " + masters
-                + " masters answered; a majority of " + majority + " is needed"
-                + (cause == null ? "" : ": " + describe(cause)), cause);
-    }
-
-    /**
-     * @param redLock the RedLock's name
-     * @param released how many masters released the owner's hold
-     * @param failed how many masters failed to answer the release
-     * @param masters how many masters there are
-     * @param majority how many releases are needed
-     * @param cause the first failure
-     * @return fewer than a majority of masters released it; typed as the cause
-     */
-    public static LockException releaseQuorumNotReached(String redLock, int released, int failed, int masters,
-                                                        int majority, Throwable cause) {
-        return ofKind(kindOf(cause), "RedLock '" + redLock + "': only " + released + " of " + masters
-                + " masters released it and " + failed + " failed; a majority of " + majority + " is needed: "
-                + describe(cause), cause);
-    }
-
-    /**
-     * @param reachable how many masters could be connected
-     * @param masters how many masters are configured
-     * @param majority how many are needed
-     * @param first why the first unreachable master could not be connected
-     * @return too few RedLock masters can be reached to open a client's RedLocks; typed as {@code first}
-     */
-    public static LockException mastersUnreachable(int reachable, int masters, int majority, LockException first) {
-        return ofKind(kindOf(first), "only " + reachable + " of " + masters + " RedLock masters can be reached, a majority of "
-                + majority + " is needed: " + describe(first), first);
+        String message = "cannot connect to Redis at " + shown + ": "
+                + ConnectDiagnosis.hint(cause, shown.contains("rediss"));
+        return ConnectDiagnosis.refusedByRedis(cause) ? new LockRefusedException(message, cause) : new LockConnectionException(message, cause);
     }
 
     // ---- on the caller's thread --------------------------------------------------------------
@@ -476,131 +279,24 @@ public final class LockExceptions {
         if (cause instanceof RuntimeException runtime) {
             return runtime;
         }
-        return ofKind(kindOf(cause), "lock '" + lock + "' failed: " + describe(cause), cause);
+        return typedAs(cause, "lock '" + lock + "' failed: " + describe(cause));
     }
 
-    // ---- reading failures --------------------------------------------------------------------
+    // ---- typed as a cause -------------------------------------------------------------------
 
     /**
-     * @param failure a failure as a future reports it
-     * @return true if Redis did not answer in time: the command may still run later
+     * @param cause the failure the new exception wraps, unwrapped, or null
+     * @param message the new exception's message
+     * @return a {@link LockException} of the type {@link #translate} gives the cause: a
+     *     {@link LockTimeoutException}, {@link LockConnectionException} or {@link LockRefusedException}
+     *     if the cause is one of those situations, else a plain {@link LockException}
      */
-    public static boolean isTimeout(Throwable failure) {
-        return kindOf(unwrap(failure)) == Kind.TIMEOUT;
-    }
-
-    /**
-     * @param failure a failure as a future reports it
-     * @return true unless Redis answered the call (an error reply, or an ownership verdict):
-     *     after a reset, closed or timed-out connection, or a command rejected or cancelled around
-     *     a disconnect, the call may or may not have run, and only Redis can tell later
-     */
-    public static boolean isOutcomeUnknown(Throwable failure) {
-        int depth = 0;
-        for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
-            if (cause instanceof RedisCommandExecutionException || cause instanceof LockRefusedException
-                    || cause instanceof IllegalMonitorStateException || cause instanceof NotSent) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * @param failure a failure as a future reports it
-     * @return true if Redis refused the call for a passing reason and did not run it: a Cluster
-     *     slot without a master during a failover ({@code CLUSTERDOWN}), a slot in migration
-     *     ({@code TRYAGAIN}), a server loading its data ({@code LOADING}), a replica that is not
-     *     (yet) the master ({@code READONLY}, {@code MASTERDOWN}), a script running too long
-     *     ({@code BUSY}); the same call sent later can succeed
-     */
-    public static boolean isPassingRefusal(Throwable failure) {
-        int depth = 0;
-        for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
-            if (cause instanceof RedisCommandExecutionException) {
-                String message = String.valueOf(cause.getMessage());
-                return PASSING_REFUSALS.stream().anyMatch(message::startsWith);
-            }
-        }
-        return false;
-    }
-
-    /**
-     * @param failure a failure as a future reports it
-     * @return the failure without the {@link CompletionException} or {@link ExecutionException} wrapper
-     */
-    public static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
-    }
-
-    /**
-     * @param failure an unwrapped failure, or null
-     * @return what it means to the caller: the first failure along its causes that tells
-     */
-    static Kind kindOf(Throwable failure) {
-        int depth = 0;
-        for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
-            if (cause instanceof LockTimeoutException || cause instanceof RedisCommandTimeoutException
-                    || cause instanceof TimeoutException) {
-                return Kind.TIMEOUT;
-            }
-            if (cause instanceof LockRefusedException || cause instanceof RedisCommandExecutionException) {
-                return Kind.REFUSED;
-            }
-            if (cause instanceof LockConnectionException || cause instanceof RedisConnectionException
-                    || cause instanceof IOException) {
-                return Kind.CONNECTION;
-            }
-            if (cause instanceof NotSent) {
-                return Kind.CLOSED;
-            }
-            if (cause.getClass() == RedisException.class) {
-                String message = String.valueOf(cause.getMessage());
-                // Lettuce's words for a command that met a closed endpoint, or a connection that is down.
-                if (message.startsWith("Connection is closed")) {
-                    return Kind.CLOSED;
-                }
-                if (message.startsWith("Currently not connected") || message.startsWith("Connection closed")
-                        || message.startsWith("Connection disconnected")) {
-                    return Kind.CONNECTION;
-                }
-            }
-        }
-        return Kind.OTHER;
-    }
-
-    private static LockException ofKind(Kind kind, String message, Throwable cause) {
-        return switch (kind) {
+    public static LockException typedAs(Throwable cause, String message) {
+        return switch (Failures.kindOf(cause)) {
             case TIMEOUT -> new LockTimeoutException(message, cause);
             case CONNECTION -> new LockConnectionException(message, cause);
             case REFUSED -> new LockRefusedException(message, cause);
             case CLOSED, OTHER -> new LockException(message, cause);
         };
-    }
-
-    /** @return the failure's message, or its type if it has none, with any URI's credentials masked */
-    private static String describe(Throwable failure) {
-        if (failure == null) {
-            return "null";
-        }
-        String message = failure.getMessage();
-        return Redaction.inText(message == null ? failure.getClass().getSimpleName() : message);
-    }
-
-    /**
-     * A command that never left the client: the connection would not even take it (Lettuce
-     * throws when its timer has stopped, as the client closes). Its outcome is known: it did not run.
-     */
-    static final class NotSent extends RuntimeException {
-
-        private static final long serialVersionUID = 1L;
-
-        NotSent(Throwable cause) {
-            super("the command was not sent: " + cause.getMessage(), cause);
-        }
     }
 }

@@ -115,7 +115,7 @@ public final class RedisExecutor {
             if (failure == null) {
                 return CompletableFuture.completedFuture(reply);
             }
-            if (LockExceptions.unwrap(failure) instanceof RedisNoScriptException) {
+            if (Failures.unwrap(failure) instanceof RedisNoScriptException) {
                 return dispatch(() -> commands.<T>eval(script.text(), type, keys, args));
             }
             return CompletableFuture.<T>failedFuture(failure);
@@ -131,7 +131,7 @@ public final class RedisExecutor {
         try {
             return command.get().toCompletableFuture();
         } catch (RuntimeException notWritten) {
-            return CompletableFuture.failedFuture(new LockExceptions.NotSent(notWritten));
+            return CompletableFuture.failedFuture(new Failures.NotSent(notWritten));
         }
     }
 
@@ -204,7 +204,7 @@ public final class RedisExecutor {
                 if (failure == null) {
                     return CompletableFuture.completedFuture(new Replicated<>(reply, acked));
                 }
-                if (LockExceptions.unwrap(failure) instanceof RedisNoScriptException) {
+                if (Failures.unwrap(failure) instanceof RedisNoScriptException) {
                     CompletableFuture<T> byText = dispatch(() -> commands.<T>eval(script.text(), type, keys, args));
                     CompletableFuture<OptionalLong> again = acknowledged(lockName, waitOn, replicas, timeoutMillis);
                     return byText.thenApply(reply2 -> new Replicated<>(reply2, again));
@@ -243,7 +243,7 @@ public final class RedisExecutor {
             if (isRefusal(failure)) {
                 if (waitRefused.compareAndSet(false, true)) {
                     log.warn("{} refuses WAIT ({}): locks are acquired without replica acknowledgement from now on",
-                            description, LockExceptions.unwrap(failure).getMessage());
+                            description, Failures.unwrap(failure).getMessage());
                 }
                 return NOT_ASKED;
             }
@@ -253,7 +253,7 @@ public final class RedisExecutor {
 
     /** NOPERM from an ACL; "unknown command" where a managed service renamed or removed WAIT. */
     private static boolean isRefusal(Throwable failure) {
-        Throwable cause = LockExceptions.unwrap(failure);
+        Throwable cause = Failures.unwrap(failure);
         String message = String.valueOf(cause.getMessage());
         return cause instanceof RedisCommandExecutionException
                 && (message.startsWith("NOPERM") || message.startsWith("ERR unknown command")
@@ -281,7 +281,7 @@ public final class RedisExecutor {
     }
 
     private static boolean isTryAgain(Throwable failure) {
-        Throwable cause = LockExceptions.unwrap(failure);
+        Throwable cause = Failures.unwrap(failure);
         return cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("TRYAGAIN");
     }
 

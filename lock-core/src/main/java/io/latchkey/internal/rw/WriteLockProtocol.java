@@ -1,7 +1,7 @@
 package io.latchkey.internal.rw;
 
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.Script;
 import io.lettuce.core.ScriptOutputType;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +32,7 @@ final class WriteLockProtocol extends ReadWriteSide {
     public CompletableFuture<Void> abandon(long owner) {
         String field = holds.field(owner);
         return leaveWriters(field).whenComplete((left, failure) -> {
-            if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
+            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
                 context.unsettled().settleLater(context.hold(keys.lock(), owner), "leaving the waiting writers",
                         () -> leaveWriters(field));
             }

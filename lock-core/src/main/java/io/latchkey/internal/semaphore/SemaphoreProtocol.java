@@ -9,6 +9,7 @@ import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
@@ -137,7 +138,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
             return context.executor().<List<Object>>eval(name, ACQUIRE, ScriptOutputType.MULTI,
                     new String[] {permits, limitKey}, Long.toString(lease.millis()), id, Integer.toString(limit))
                     .whenComplete((reply, failure) -> {
-                        if (failure != null && LockExceptions.isOutcomeUnknown(failure)) {
+                        if (failure != null && Failures.isOutcomeUnknown(failure)) {
                             unsettled.settleLater(hold, "acquire of permit " + id, () -> releaseCall(id));
                         }
                     });
@@ -167,13 +168,13 @@ public final class SemaphoreProtocol implements AcquireProtocol {
         return unsettled.after(hold, () -> {
             sent.set(true);
             return releaseCall(id).whenComplete((released, failure) -> {
-                if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
+                if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
                     unsettled.settleLater(hold, "release of permit " + id, again);
                 }
             });
         }).handle((released, failure) -> {
             if (failure != null) {
-                if (!LockExceptions.isOutcomeUnknown(failure) && !LockExceptions.isPassingRefusal(failure)) {
+                if (!Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
                     throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
                 }
                 if (!sent.get()) {

@@ -5,6 +5,7 @@ import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.TryResult;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.ManualTicker;
 import io.latchkey.internal.time.ManualTimer;
@@ -843,7 +844,7 @@ final class CohortSimulation {
 
         private void afterTry(TryResult answer, Throwable failure, long seen) {
             if (failure != null) {
-                log(this + " failed: " + LockExceptions.unwrap(failure).getMessage());
+                log(this + " failed: " + Failures.unwrap(failure).getMessage());
                 leave();
             } else if (answer.acquired()) {
                 TryResult.Grant grant = answer.grant();
@@ -957,7 +958,7 @@ final class CohortSimulation {
                 released = new Side(client, 0, 1).releaseOwnHold(id);
             }
             released.whenComplete((ok, failure) -> later(() -> {
-                if (failure != null && LockExceptions.unwrap(failure) instanceof IllegalMonitorStateException) {
+                if (failure != null && Failures.unwrap(failure) instanceof IllegalMonitorStateException) {
                     releasing.lose("the release found it gone", false);
                 }
                 if (releasing.isLost()) {

@@ -38,7 +38,7 @@ class LockExceptionsTest {
     /** Asserts the exact type, that the cause is kept, and that the message names the lock. */
     private static <T extends RuntimeException> T assertMapped(Class<T> type, Throwable failure, RuntimeException mapped) {
         assertEquals(type, mapped.getClass(), "mapped " + failure);
-        assertSame(LockExceptions.unwrap(failure), mapped.getCause(), "the cause is kept");
+        assertSame(Failures.unwrap(failure), mapped.getCause(), "the cause is kept");
         assertTrue(mapped.getMessage().contains("'" + LOCK + "'"), "names the lock: " + mapped.getMessage());
         return type.cast(mapped);
     }
@@ -133,8 +133,6 @@ class LockExceptionsTest {
         IllegalMonitorStateException notHeld = LockExceptions.notHeld(LOCK, 7);
         assertTrue(notHeld.getMessage().contains("'" + LOCK + "'") && notHeld.getMessage().contains("owner 7"),
                 notHeld.getMessage());
-        IllegalMonitorStateException byMajority = LockExceptions.notHeldByMajority(LOCK, 7, 2, 3);
-        assertTrue(byMajority.getMessage().contains("2 of 3"), byMajority.getMessage());
     }
 
     @Test
@@ -173,31 +171,6 @@ class LockExceptionsTest {
     }
 
     @Test
-    void quorumFailuresAreTypedAsTheirFirstFailure() {
-        LockException masterLate = LockExceptions.masterTimedOut("redis://***@m1:6379", Duration.ofMillis(100));
-        assertEquals(LockTimeoutException.class, masterLate.getClass());
-        assertEquals(null, masterLate.getCause(), "a master's late answer is handled where it arrives");
-
-        LockException acquire = LockExceptions.quorumNotReachedInTime(LOCK, 1, 3, 2, masterLate);
-        assertEquals(LockTimeoutException.class, acquire.getClass());
-        assertTrue(acquire.getMessage().contains("only 1 of 3") && acquire.getMessage().contains("majority of 2"),
-                acquire.getMessage());
-
-        LockException notConnected = LockExceptions.masterNotConnected("redis://m2:6379",
-                LockExceptions.connectFailed("redis://m2:6379", new RedisConnectionException("Unable to connect")));
-        assertEquals(LockConnectionException.class, notConnected.getClass());
-        assertEquals(LockConnectionException.class, LockExceptions.quorumNotReached(LOCK, 1, 3, 2, notConnected).getClass());
-        assertEquals(LockConnectionException.class, LockExceptions.masterNotConnected("redis://m2:6379", null).getClass());
-
-        LockException refused = LockExceptions.refused(LOCK, new RedisCommandExecutionException("WRONGTYPE x"));
-        assertEquals(LockRefusedException.class,
-                LockExceptions.releaseQuorumNotReached(LOCK, 1, 2, 3, 2, refused).getClass());
-        assertEquals(LockException.class, LockExceptions.quorumNotReachedInTime(LOCK, 1, 3, 2, null).getClass());
-        assertEquals(LockConnectionException.class, LockExceptions.mastersUnreachable(1, 3, 2,
-                LockExceptions.connectFailed("redis://m1", new ClosedChannelException())).getClass());
-    }
-
-    @Test
     void aConnectRefusedByRedisIsLockRefusedExceptionAndAnyOtherIsLockConnectionException() {
         String secret = "s3cr:t@/x";
         String where = "redis://user:" + secret + "@127.0.0.1:6390/0";
@@ -229,8 +202,7 @@ class LockExceptionsTest {
         RedisConnectionException quoting = new RedisConnectionException("Cannot connect Redis Sentinel at redis://:hunter2@s1:26379");
         for (LockException mapped : new LockException[] {
                 (LockException) translate(quoting),
-                LockExceptions.connectFailed("redis-sentinel://:hunter2@s1:26379/0#mymaster", quoting),
-                LockExceptions.masterConnectFailed("redis://***@m1:6379", quoting)}) {
+                LockExceptions.connectFailed("redis-sentinel://:hunter2@s1:26379/0#mymaster", quoting)}) {
             assertFalse(mapped.getMessage().contains("hunter2"), "no password: " + mapped.getMessage());
             assertTrue(mapped.getMessage().contains("s1:26379"), mapped.getMessage());
         }
@@ -268,49 +240,5 @@ class LockExceptionsTest {
         RuntimeException other = LockExceptions.onCallerThread(LOCK, new Exception("odd"));
         assertEquals(LockException.class, other.getClass());
         assertTrue(other.getMessage().contains("'" + LOCK + "'"), other.getMessage());
-    }
-
-    @Test
-    void onlyAnErrorReplyOrAnOwnershipVerdictMakesAnOutcomeKnown() {
-        assertFalse(LockExceptions.isOutcomeUnknown(LockExceptions.refused(LOCK, new RedisCommandExecutionException("OOM x"))));
-        assertFalse(LockExceptions.isOutcomeUnknown(new LockRefusedException("made by a caller", null)));
-        assertFalse(LockExceptions.isOutcomeUnknown(new CompletionException(LockExceptions.notHeld(LOCK, 7))));
-        assertTrue(LockExceptions.isOutcomeUnknown(LockExceptions.timedOut(LOCK, TIMEOUT, null)));
-        assertTrue(LockExceptions.isOutcomeUnknown(LockExceptions.unreachable(LOCK, new ClosedChannelException())));
-        assertTrue(LockExceptions.isOutcomeUnknown(new RedisException("Connection closed")));
-    }
-
-    @Test
-    void aCallIsOfUnknownOutcomeUnlessRedisAnsweredIt() {
-        assertTrue(LockExceptions.isOutcomeUnknown(wrapped(new RedisCommandTimeoutException("timed out"))));
-        assertTrue(LockExceptions.isOutcomeUnknown(wrapped(new RedisConnectionException("reset"))));
-        assertTrue(LockExceptions.isOutcomeUnknown(wrapped(new RedisException("Connection disconnected"))));
-        assertFalse(LockExceptions.isOutcomeUnknown(wrapped(new RedisCommandExecutionException("WRONGTYPE"))));
-        assertFalse(LockExceptions.isOutcomeUnknown(new CompletionException(new IllegalMonitorStateException())));
-    }
-
-    @Test
-    void refusalsThatALaterTryCanGetPastAreTold() {
-        for (String passing : new String[] {"CLUSTERDOWN The cluster is down", "TRYAGAIN", "LOADING Redis is loading",
-                "READONLY You can't write against a read only replica.", "MASTERDOWN", "BUSY Redis is busy"}) {
-            assertTrue(LockExceptions.isPassingRefusal(wrapped(new RedisCommandExecutionException(passing))), passing);
-            assertTrue(LockExceptions.isPassingRefusal(translate(new RedisCommandExecutionException(passing))), passing);
-        }
-        assertFalse(LockExceptions.isPassingRefusal(wrapped(new RedisCommandExecutionException("WRONGTYPE Operation"))));
-        assertFalse(LockExceptions.isPassingRefusal(wrapped(new RedisCommandExecutionException("NOPERM"))));
-        assertFalse(LockExceptions.isPassingRefusal(wrapped(new RedisConnectionException("reset"))));
-    }
-
-    private static Throwable wrapped(Throwable cause) {
-        return new CompletionException(new LockException("Redis call for lock 'x' failed", cause));
-    }
-
-    @Test
-    void aTimeoutIsRecognisedWhateverCarriesIt() {
-        assertTrue(LockExceptions.isTimeout(new CompletionException(new RedisCommandTimeoutException("late"))));
-        assertTrue(LockExceptions.isTimeout(LockExceptions.masterTimedOut("m1", Duration.ofMillis(100))));
-        assertTrue(LockExceptions.isTimeout(LockExceptions.timedOut(LOCK, TIMEOUT, null)));
-        assertFalse(LockExceptions.isTimeout(LockExceptions.unreachable(LOCK, new ClosedChannelException())));
-        assertFalse(LockExceptions.isTimeout(LockExceptions.clientClosed()));
     }
 }

@@ -1,6 +1,7 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
@@ -10,7 +11,6 @@ import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
@@ -144,7 +144,7 @@ public final class FairLockProtocol implements LockProtocol {
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
         return leaveQueue(field).whenComplete((removed, failure) -> {
-            if (failure != null && (LockExceptions.isOutcomeUnknown(failure) || LockExceptions.isPassingRefusal(failure))) {
+            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
                 context.unsettled().settleLater(context.hold(lock, owner), "leaving the queue", () -> leaveQueue(field));
             }
         }).thenApply(removed -> null);

@@ -5,7 +5,6 @@ import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
@@ -155,7 +154,7 @@ final class Master {
         ReentrantLockProtocol plain = protocol();
         if (plain == null) {
             LockException why = connection.failure();
-            return CompletableFuture.failedFuture(LockExceptions.masterNotConnected(description, why));
+            return CompletableFuture.failedFuture(RedLockFailures.masterNotConnected(description, why));
         }
         try {
             return call.apply(plain);

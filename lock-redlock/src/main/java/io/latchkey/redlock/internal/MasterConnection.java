@@ -4,7 +4,6 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.internal.client.KindContext;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Redaction;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -166,7 +165,7 @@ final class MasterConnection {
             close();
         } catch (RuntimeException e) {
             // Not a failure to reach Redis, yet the next try may still succeed: keep trying, and say so.
-            failed(LockExceptions.masterConnectFailed(shown, e));
+            failed(RedLockFailures.masterConnectFailed(shown, e));
             log.warn("RedLock master {}: connecting failed unexpectedly; trying again later", shown, e);
         }
     }

@@ -8,7 +8,6 @@ import io.latchkey.internal.client.LockKind;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockFacade;
-import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -77,7 +76,7 @@ final class RedLockKind implements LockKind {
         if (masters.size() - unreachable.size() < majority) {
             masters.forEach(MasterConnection::close);
             LockException first = unreachable.get(0).failure();
-            throw LockExceptions.mastersUnreachable(masters.size() - unreachable.size(), masters.size(), majority, first);
+            throw RedLockFailures.mastersUnreachable(masters.size() - unreachable.size(), masters.size(), majority, first);
         }
         Timer timer = client.timer();
         // Connects block, so they never run on the timer; one in flight per master at most.

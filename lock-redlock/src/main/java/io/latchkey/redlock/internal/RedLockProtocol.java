@@ -2,13 +2,12 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
-import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timer;
@@ -16,29 +15,24 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The RedLock algorithm over the plain locks of one name on N independent masters.
  *
- * <p>A try asks every master at once, each with the whole lease as a fixed lease and each
- * bounded by its attempt timeout. It succeeds when a majority (N/2+1) granted and the lease,
- * less the time the try took and the clock-drift allowance, is still positive. Otherwise every
- * master is released: those that granted before the answer is given, those that did not answer
- * as soon as they do. Re-entry needs nothing of its own: each master counts the owner's holds.
+ * <p>A try ({@link QuorumAcquire}) asks every master at once, each with the whole lease as a
+ * fixed lease and each bounded by its attempt timeout. It succeeds when a majority (N/2+1)
+ * granted and the lease, less the time the try took and the clock-drift allowance, is still
+ * positive. Otherwise every master is released: those that granted before the answer is given,
+ * those that did not answer as soon as they do. Re-entry needs nothing of its own: each master
+ * counts the owner's holds. An unlock is decided by {@link ReleaseVotes}.
  *
  * <p>Renewal belongs to the masters' watchdogs; {@link QuorumLease} watches that a majority of
- * them keep succeeding. Queries answer what a majority says.
+ * them keep succeeding. Queries answer what a majority says ({@link MajorityQueries}).
  *
  * <p>Thread-safe; never blocks. Its futures complete on the thread that brings the last answer a
  * decision waits for: a master client's I/O thread, or, when that answer is a master's attempt
@@ -46,7 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedLockProtocol implements LockProtocol {
 
-    private static final Logger log = LoggerFactory.getLogger(RedLockProtocol.class);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     static final int MIN_MASTERS = 3;
 
@@ -56,8 +49,6 @@ public final class RedLockProtocol implements LockProtocol {
     private final Duration watchdogTimeout;
     private final Timer timer;
     private final Ticker ticker;
-    /** The longest attempt timeout: how long one try may take. */
-    private final long retryBaseNanos;
     /**
      * The spread of retries that start together (woken by one unlock, or at one expiry): far
      * more than a try takes on a healthy network, so the first contender is usually done before
@@ -67,6 +58,8 @@ public final class RedLockProtocol implements LockProtocol {
     private final LostLeaseListener lostLeaseListener;
     private final HoldRegistry holdRegistry;
     private final Object identity;
+    private final QuorumAcquire acquire;
+    private final MajorityQueries queries;
 
     private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
                             HoldRegistry holdRegistry, LostLeaseListener lostLeaseListener) {
@@ -76,11 +69,14 @@ public final class RedLockProtocol implements LockProtocol {
         this.watchdogTimeout = watchdogTimeout;
         this.timer = timer;
         this.ticker = ticker;
-        this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
+        // The longest attempt timeout: how long one try may take.
+        long retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
         this.holdRegistry = holdRegistry;
         this.identity = new Identity(name, masters.stream().map(Master::identity).toList());
+        this.acquire = new QuorumAcquire(this, retryBaseNanos, jitterNanos);
+        this.queries = new MajorityQueries(name, this.masters, majority);
     }
 
     /** Equal for every RedLock object of one name over the same masters of one client. */
@@ -202,173 +198,7 @@ public final class RedLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
-        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
-        long validNanos = leaseNanos - Master.driftNanos(leaseNanos);
-        if (validNanos <= 0) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "leaseTime of a RedLock must exceed its clock-drift allowance (1 % + 2 ms): " + Duration.ofMillis(lease.millis())));
-        }
-        long startNanos = ticker.read();
-        List<CompletableFuture<TryResult>> sent = new ArrayList<>(masters.size());
-        List<CompletableFuture<TryResult>> answers = new ArrayList<>(masters.size());
-        for (Master master : masters) {
-            CompletableFuture<TryResult> reply = master.tryAcquire(owner, lease, heldToken == 0);
-            sent.add(reply);
-            answers.add(master.withinAttemptTimeout(reply));
-        }
-        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
-                .handle((ignored, failure) -> decide(owner, lease, heldToken, startNanos + validNanos, sent, answers))
-                .thenCompose(Function.identity());
-    }
-
-    /**
-     * @param heldToken the token of the hold a re-entry re-enters, 0 for a new hold
-     * @param validUntilNanos when the hold stops being safe to rely on: start + lease − drift
-     * @return acquired, with the quorum's renewal, or the retry bound; fails with LockException
-     *     when fewer than a majority answered
-     */
-    private CompletableFuture<TryResult> decide(long owner, LeaseTerm lease, long heldToken, long validUntilNanos,
-                                                List<CompletableFuture<TryResult>> sent,
-                                                List<CompletableFuture<TryResult>> answers) {
-        long validityLeftNanos = validUntilNanos - ticker.read();
-        Votes<Master> votes = new Votes<>(masters.size());
-        Map<Master, Long> tokens = new LinkedHashMap<>();
-        Throwable failure = null;
-        for (int i = 0; i < masters.size(); i++) {
-            CompletableFuture<TryResult> answer = answers.get(i);
-            if (answer.isCompletedExceptionally()) {
-                Throwable cause = failureOf(answer);
-                if (cause instanceof TimeoutException) {
-                    cause = LockExceptions.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
-                    failure = failure == null ? cause : failure;
-                } else if (LockExceptions.isTimeout(cause)) {
-                    cause = LockExceptions.masterTimedOut(masters.get(i).toString(), cause);
-                    failure = failure == null ? cause : failure;
-                } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
-                    failure = cause; // a Redis failure says more than a slow answer
-                }
-                releaseWhenAnswered(masters.get(i), owner, sent.get(i));
-                continue;
-            }
-            TryResult result = answer.join();
-            if (result.acquired()) {
-                votes.granted(masters.get(i));
-                tokens.put(masters.get(i), result.grant().fencingToken());
-            } else {
-                votes.refused(result.waitMillis());
-            }
-        }
-        Votes.Outcome outcome = votes.decide(validityLeftNanos);
-        if (outcome == Votes.Outcome.ACQUIRED) {
-            if (heldToken != 0) {
-                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, tokens, validUntilNanos));
-            }
-            long token = FencingQuorum.tokenOf(tokens);
-            if (FencingQuorum.alreadyStands(tokens, token, majority)) {
-                return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
-            }
-            return FencingQuorum.raise(tokens, token, majority).thenCompose(standing -> {
-                if (standing && validUntilNanos - ticker.read() > 0) {
-                    return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
-                }
-                // Too few raised in time: the token could not be trusted, so the try counts as late.
-                return giveBack(owner, Votes.Outcome.TOO_LATE, votes, votes.granted(), null);
-            });
-        }
-        return giveBack(owner, outcome, votes, votes.toRelease(outcome), failure);
-    }
-
-    /** @param tokens the granting masters, each with the token it gave its part of the hold */
-    private TryResult granted(long owner, LeaseTerm lease, long token, Map<Master, Long> tokens, long validUntilNanos) {
-        List<Master> granted = List.copyOf(tokens.keySet());
-        return TryResult.acquired(new TryResult.Grant() {
-            @Override
-            public long fencingToken() {
-                return token;
-            }
-
-            @Override
-            public long confirmedUntilNanos() {
-                return validUntilNanos;
-            }
-
-            @Override
-            public void start(Hold hold) {
-                // The first grant's masters: a hold given up for lost while they may still have it
-                // (its lease ran out by the client's reckoning, which allows for drift) is ended there.
-                hold.onLoss((lost, mayRemainInRedis) -> {
-                    QuorumLease renewed = QuorumLease.find(masters, owner);
-                    if (renewed != null) {
-                        renewed.stop();
-                    }
-                    if (mayRemainInRedis) {
-                        tokens.forEach((master, part) -> master.endLost(owner, part));
-                    }
-                });
-                try {
-                    QuorumLease.acquired(RedLockProtocol.this, owner, lease, granted, validUntilNanos, hold);
-                } catch (RuntimeException e) {
-                    // Held all the same: failing now would leave the caller a hold it does not know of.
-                    log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
-                }
-            }
-        });
-    }
-
-    /** Releases the grants of a try that did not acquire, then answers as the outcome says. */
-    private CompletableFuture<TryResult> giveBack(long owner, Votes.Outcome outcome, Votes<Master> votes,
-                                                  List<Master> grants, Throwable failure) {
-        int answered = votes.answered();
-        CompletableFuture<?>[] releases = grants.stream()
-                .map(master -> master.release(owner).exceptionally(releaseFailure -> {
-                    log.debug("RedLock '{}': releasing a partial grant on {} failed; its lease will run out", name, master, releaseFailure);
-                    return null;
-                }))
-                .toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(releases).thenApply(released -> {
-            if (answered < majority) {
-                throw LockExceptions.quorumNotReachedInTime(name, answered, masters.size(), majority, failure);
-            }
-            return TryResult.busy(retryAfterMillis(outcome, votes));
-        });
-    }
-
-    /**
-     * A master that did not answer within the attempt timeout may still grant: release that grant
-     * once it is known. A grant whose answer is lost for good (reset, Redis timeout) is the
-     * master's own protocol's to settle: it undoes exactly that grant once the master answers, so
-     * releasing here too would take back one hold too many.
-     */
-    private void releaseWhenAnswered(Master master, long owner, CompletableFuture<TryResult> sent) {
-        sent.whenComplete((answer, failure) -> {
-            if (failure == null && answer.acquired()) {
-                master.release(owner).whenComplete((ok, releaseFailure) -> {
-                    if (releaseFailure != null && !(LockExceptions.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
-                        log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
-                    }
-                });
-            }
-        });
-    }
-
-    /**
-     * When to try again without a wake-up. If others hold the lock: once enough of their leases
-     * have run out for a majority to be free, plus a random share of the jitter. If a majority
-     * granted but too late: after a random delay between one and two attempt timeouts, as the
-     * algorithm prescribes, so that contenders who failed together do not fail together again.
-     */
-    private long retryAfterMillis(Votes.Outcome outcome, Votes<Master> votes) {
-        long waitNanos;
-        if (outcome == Votes.Outcome.HELD) {
-            long millis = votes.majorityFreeInMillis();
-            if (millis < 0) {
-                return -1; // a key without expiry: only an unlock message can end the wait
-            }
-            waitNanos = TimeUnit.MILLISECONDS.toNanos(millis) + ThreadLocalRandom.current().nextLong(jitterNanos);
-        } else {
-            waitNanos = retryBaseNanos + ThreadLocalRandom.current().nextLong(retryBaseNanos);
-        }
-        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
+        return acquire.tryAcquire(owner, lease, heldToken);
     }
 
     // ---- release -----------------------------------------------------------------------------
@@ -376,49 +206,16 @@ public final class RedLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Void> release(long owner) {
         QuorumLease renewed = QuorumLease.find(masters, owner);
-        ReleaseVotes votes = new ReleaseVotes(owner);
+        ReleaseVotes votes = new ReleaseVotes(name, owner, masters.size(), majority);
         for (Master master : masters) {
             master.release(owner).whenComplete((ok, failure) -> {
                 if (failure == null && renewed != null) {
                     renewed.afterRelease();
                 }
-                votes.count(failure == null ? null : LockExceptions.unwrap(failure));
+                votes.count(failure == null ? null : Failures.unwrap(failure));
             });
         }
         return votes.result;
-    }
-
-    /** Decides an unlock as soon as the masters' answers allow, without waiting for a slow one. */
-    private final class ReleaseVotes {
-        final CompletableFuture<Void> result = new CompletableFuture<>();
-        private final long owner;
-        private int released;
-        private int notHeld;
-        private int failed;
-        private Throwable failure;
-
-        ReleaseVotes(long owner) {
-            this.owner = owner;
-        }
-
-        synchronized void count(Throwable outcome) {
-            if (outcome == null) {
-                released++;
-            } else if (outcome instanceof IllegalMonitorStateException) {
-                notHeld++;
-            } else {
-                failed++;
-                failure = failure == null ? outcome : failure;
-            }
-            if (released >= majority) {
-                result.complete(null);
-            } else if (notHeld > masters.size() - majority) {
-                result.completeExceptionally(LockExceptions.notHeldByMajority(name, owner, notHeld, masters.size()));
-            } else if (released + notHeld + failed == masters.size()) {
-                result.completeExceptionally(LockExceptions.releaseQuorumNotReached(name, released, failed, masters.size(),
-                        majority, failure));
-            }
-        }
     }
 
     @Override
@@ -460,25 +257,25 @@ public final class RedLockProtocol implements LockProtocol {
     /** @return true if a majority of masters had the lock and deleted it */
     @Override
     public CompletableFuture<Boolean> forceRelease() {
-        return fromMajority(ReentrantLockProtocol::forceRelease, false).thenApply(this::majoritySays);
+        return queries.fromMajority(ReentrantLockProtocol::forceRelease, false).thenApply(queries::majoritySays);
     }
 
     /** @return true if a majority of masters hold the lock */
     @Override
     public CompletableFuture<Boolean> isLocked() {
-        return fromMajority(ReentrantLockProtocol::isLocked, false).thenApply(this::majoritySays);
+        return queries.fromMajority(ReentrantLockProtocol::isLocked, false).thenApply(queries::majoritySays);
     }
 
     /** @return the most holds that a majority of masters count for the owner */
     @Override
     public CompletableFuture<Integer> holdCount(long owner) {
-        return fromMajority(master -> master.holdCount(owner), 0).thenApply(this::majorityValue);
+        return queries.fromMajority(master -> master.holdCount(owner), 0).thenApply(queries::majorityValue);
     }
 
     /** @return the longest time that a majority of masters will still hold the lock */
     @Override
     public CompletableFuture<Duration> remainingLease() {
-        return fromMajority(ReentrantLockProtocol::remainingLease, Duration.ZERO).thenApply(this::majorityValue);
+        return queries.fromMajority(ReentrantLockProtocol::remainingLease, Duration.ZERO).thenApply(queries::majorityValue);
     }
 
     /** @return the shortest watchdog lease among the masters' clients */
@@ -487,50 +284,11 @@ public final class RedLockProtocol implements LockProtocol {
         return watchdogTimeout;
     }
 
-    /**
-     * Asks every master; fails with LockException unless a majority answered, and counts a master
-     * that did not answer as one that says {@code unanswered}.
-     */
-    private <T> CompletableFuture<List<T>> fromMajority(Function<ReentrantLockProtocol, CompletableFuture<T>> query, T unanswered) {
-        List<CompletableFuture<T>> replies = new ArrayList<>(masters.size());
-        for (Master master : masters) {
-            replies.add(master.call(query));
-        }
-        return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).handle((ignored, ignoredFailure) -> {
-            List<T> values = new ArrayList<>(replies.size());
-            Throwable failure = null;
-            int answered = 0;
-            for (CompletableFuture<T> reply : replies) {
-                if (reply.isCompletedExceptionally()) {
-                    failure = failure == null ? failureOf(reply) : failure;
-                    values.add(unanswered);
-                } else {
-                    values.add(reply.join());
-                    answered++;
-                }
-            }
-            if (answered < majority) {
-                throw LockExceptions.quorumNotReached(name, answered, masters.size(), majority, failure);
-            }
-            return values;
-        });
-    }
-
-    private boolean majoritySays(List<Boolean> answers) {
-        return answers.stream().filter(Boolean::booleanValue).count() >= majority;
-    }
-
-    /** @return the value that at least a majority of masters reach: the majority-th largest */
-    private <T extends Comparable<? super T>> T majorityValue(List<T> answers) {
-        List<T> sorted = new ArrayList<>(answers);
-        sorted.sort(Comparator.reverseOrder());
-        return sorted.get(majority - 1);
-    }
-
     // ---- helpers -----------------------------------------------------------------------------
 
-    private static Throwable failureOf(CompletableFuture<?> failed) {
-        return LockExceptions.unwrap(failed.handle((value, failure) -> failure).join());
+    /** @return the failure of a future that failed, unwrapped */
+    static Throwable failureOf(CompletableFuture<?> failed) {
+        return Failures.unwrap(failed.handle((value, failure) -> failure).join());
     }
 
     @Override

@@ -1,0 +1,69 @@
+package io.latchkey.internal.redis;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.LockException;
+import io.latchkey.LockRefusedException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.nio.channels.ClosedChannelException;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+/** Reading a failure: whether its outcome is unknown, whether a later try can get past it, whether it is a timeout. */
+class FailuresTest {
+
+    private static final String LOCK = "orders:42";
+    private static final Duration TIMEOUT = Duration.ofMillis(750);
+
+    private static RuntimeException translate(Throwable failure) {
+        return LockExceptions.translate(LOCK, TIMEOUT, failure);
+    }
+
+    @Test
+    void onlyAnErrorReplyOrAnOwnershipVerdictMakesAnOutcomeKnown() {
+        assertFalse(Failures.isOutcomeUnknown(LockExceptions.refused(LOCK, new RedisCommandExecutionException("OOM x"))));
+        assertFalse(Failures.isOutcomeUnknown(new LockRefusedException("made by a caller", null)));
+        assertFalse(Failures.isOutcomeUnknown(new CompletionException(LockExceptions.notHeld(LOCK, 7))));
+        assertTrue(Failures.isOutcomeUnknown(LockExceptions.timedOut(LOCK, TIMEOUT, null)));
+        assertTrue(Failures.isOutcomeUnknown(LockExceptions.unreachable(LOCK, new ClosedChannelException())));
+        assertTrue(Failures.isOutcomeUnknown(new RedisException("Connection closed")));
+    }
+
+    @Test
+    void aCallIsOfUnknownOutcomeUnlessRedisAnsweredIt() {
+        assertTrue(Failures.isOutcomeUnknown(wrapped(new RedisCommandTimeoutException("timed out"))));
+        assertTrue(Failures.isOutcomeUnknown(wrapped(new RedisConnectionException("reset"))));
+        assertTrue(Failures.isOutcomeUnknown(wrapped(new RedisException("Connection disconnected"))));
+        assertFalse(Failures.isOutcomeUnknown(wrapped(new RedisCommandExecutionException("WRONGTYPE"))));
+        assertFalse(Failures.isOutcomeUnknown(new CompletionException(new IllegalMonitorStateException())));
+    }
+
+    @Test
+    void refusalsThatALaterTryCanGetPastAreTold() {
+        for (String passing : new String[] {"CLUSTERDOWN The cluster is down", "TRYAGAIN", "LOADING Redis is loading",
+                "READONLY You can't write against a read only replica.", "MASTERDOWN", "BUSY Redis is busy"}) {
+            assertTrue(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException(passing))), passing);
+            assertTrue(Failures.isPassingRefusal(translate(new RedisCommandExecutionException(passing))), passing);
+        }
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("WRONGTYPE Operation"))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("NOPERM"))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisConnectionException("reset"))));
+    }
+
+    private static Throwable wrapped(Throwable cause) {
+        return new CompletionException(new LockException("Redis call for lock 'x' failed", cause));
+    }
+
+    @Test
+    void aTimeoutIsRecognisedWhateverCarriesIt() {
+        assertTrue(Failures.isTimeout(new CompletionException(new RedisCommandTimeoutException("late"))));
+        assertTrue(Failures.isTimeout(LockExceptions.timedOut(LOCK, TIMEOUT, null)));
+        assertFalse(Failures.isTimeout(LockExceptions.unreachable(LOCK, new ClosedChannelException())));
+        assertFalse(Failures.isTimeout(LockExceptions.clientClosed()));
+    }
+}

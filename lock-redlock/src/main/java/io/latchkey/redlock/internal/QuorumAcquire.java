@@ -1,0 +1,229 @@
+package io.latchkey.redlock.internal;
+
+import io.latchkey.internal.hold.Hold;
+import io.latchkey.internal.lock.LeaseTerm;
+import io.latchkey.internal.lock.TryResult;
+import io.latchkey.internal.redis.Failures;
+import io.latchkey.internal.time.Ticker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RedLock try: ask every master at once, each with the whole lease as a fixed lease and each
+ * bounded by its attempt timeout; decide by {@link Votes} once all have answered or timed out;
+ * on success agree a fencing token ({@link FencingQuorum}) and start the quorum's renewal
+ * ({@link QuorumLease}); otherwise give back every partial grant, those that come late included,
+ * and say when to try again. Thread-safe; never blocks.
+ */
+final class QuorumAcquire {
+
+    // RedLockProtocol's category, as before this class was split from it: log configurations name it.
+    private static final Logger log = LoggerFactory.getLogger(RedLockProtocol.class);
+
+    private final RedLockProtocol lock;
+    private final String name;
+    private final List<Master> masters;
+    private final int majority;
+    private final Ticker ticker;
+    /** The longest attempt timeout: how long one try may take. */
+    private final long retryBaseNanos;
+    /** The spread of retries that start together; see {@link RedLockProtocol}. */
+    private final long jitterNanos;
+
+    QuorumAcquire(RedLockProtocol lock, long retryBaseNanos, long jitterNanos) {
+        this.lock = lock;
+        this.name = lock.name();
+        this.masters = lock.masters();
+        this.majority = lock.majority();
+        this.ticker = lock.ticker();
+        this.retryBaseNanos = retryBaseNanos;
+        this.jitterNanos = jitterNanos;
+    }
+
+    /**
+     * @param owner the owner that tries
+     * @param lease the lease each master grants
+     * @param heldToken the token of the hold a re-entry re-enters, 0 for a new hold
+     * @return acquired, with the quorum's renewal, or the retry bound; fails with LockException
+     *     when fewer than a majority answered
+     */
+    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
+        long validNanos = leaseNanos - Master.driftNanos(leaseNanos);
+        if (validNanos <= 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "leaseTime of a RedLock must exceed its clock-drift allowance (1 % + 2 ms): " + Duration.ofMillis(lease.millis())));
+        }
+        long startNanos = ticker.read();
+        List<CompletableFuture<TryResult>> sent = new ArrayList<>(masters.size());
+        List<CompletableFuture<TryResult>> answers = new ArrayList<>(masters.size());
+        for (Master master : masters) {
+            CompletableFuture<TryResult> reply = master.tryAcquire(owner, lease, heldToken == 0);
+            sent.add(reply);
+            answers.add(master.withinAttemptTimeout(reply));
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                .handle((ignored, failure) -> decide(owner, lease, heldToken, startNanos + validNanos, sent, answers))
+                .thenCompose(Function.identity());
+    }
+
+    /**
+     * @param heldToken the token of the hold a re-entry re-enters, 0 for a new hold
+     * @param validUntilNanos when the hold stops being safe to rely on: start + lease − drift
+     * @return acquired, with the quorum's renewal, or the retry bound; fails with LockException
+     *     when fewer than a majority answered
+     */
+    private CompletableFuture<TryResult> decide(long owner, LeaseTerm lease, long heldToken, long validUntilNanos,
+                                                List<CompletableFuture<TryResult>> sent,
+                                                List<CompletableFuture<TryResult>> answers) {
+        long validityLeftNanos = validUntilNanos - ticker.read();
+        Votes<Master> votes = new Votes<>(masters.size());
+        Map<Master, Long> tokens = new LinkedHashMap<>();
+        Throwable failure = null;
+        for (int i = 0; i < masters.size(); i++) {
+            CompletableFuture<TryResult> answer = answers.get(i);
+            if (answer.isCompletedExceptionally()) {
+                Throwable cause = RedLockProtocol.failureOf(answer);
+                if (cause instanceof TimeoutException) {
+                    cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
+                    failure = failure == null ? cause : failure;
+                } else if (Failures.isTimeout(cause)) {
+                    cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), cause);
+                    failure = failure == null ? cause : failure;
+                } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
+                    failure = cause; // a Redis failure says more than a slow answer
+                }
+                releaseWhenAnswered(masters.get(i), owner, sent.get(i));
+                continue;
+            }
+            TryResult result = answer.join();
+            if (result.acquired()) {
+                votes.granted(masters.get(i));
+                tokens.put(masters.get(i), result.grant().fencingToken());
+            } else {
+                votes.refused(result.waitMillis());
+            }
+        }
+        Votes.Outcome outcome = votes.decide(validityLeftNanos);
+        if (outcome == Votes.Outcome.ACQUIRED) {
+            if (heldToken != 0) {
+                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, tokens, validUntilNanos));
+            }
+            long token = FencingQuorum.tokenOf(tokens);
+            if (FencingQuorum.alreadyStands(tokens, token, majority)) {
+                return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
+            }
+            return FencingQuorum.raise(tokens, token, majority).thenCompose(standing -> {
+                if (standing && validUntilNanos - ticker.read() > 0) {
+                    return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
+                }
+                // Too few raised in time: the token could not be trusted, so the try counts as late.
+                return giveBack(owner, Votes.Outcome.TOO_LATE, votes, votes.granted(), null);
+            });
+        }
+        return giveBack(owner, outcome, votes, votes.toRelease(outcome), failure);
+    }
+
+    /** @param tokens the granting masters, each with the token it gave its part of the hold */
+    private TryResult granted(long owner, LeaseTerm lease, long token, Map<Master, Long> tokens, long validUntilNanos) {
+        List<Master> granted = List.copyOf(tokens.keySet());
+        return TryResult.acquired(new TryResult.Grant() {
+            @Override
+            public long fencingToken() {
+                return token;
+            }
+
+            @Override
+            public long confirmedUntilNanos() {
+                return validUntilNanos;
+            }
+
+            @Override
+            public void start(Hold hold) {
+                // The first grant's masters: a hold given up for lost while they may still have it
+                // (its lease ran out by the client's reckoning, which allows for drift) is ended there.
+                hold.onLoss((lost, mayRemainInRedis) -> {
+                    QuorumLease renewed = QuorumLease.find(masters, owner);
+                    if (renewed != null) {
+                        renewed.stop();
+                    }
+                    if (mayRemainInRedis) {
+                        tokens.forEach((master, part) -> master.endLost(owner, part));
+                    }
+                });
+                try {
+                    QuorumLease.acquired(lock, owner, lease, granted, validUntilNanos, hold);
+                } catch (RuntimeException e) {
+                    // Held all the same: failing now would leave the caller a hold it does not know of.
+                    log.warn("RedLock '{}': the hold of owner {} will not be renewed", name, owner, e);
+                }
+            }
+        });
+    }
+
+    /** Releases the grants of a try that did not acquire, then answers as the outcome says. */
+    private CompletableFuture<TryResult> giveBack(long owner, Votes.Outcome outcome, Votes<Master> votes,
+                                                  List<Master> grants, Throwable failure) {
+        int answered = votes.answered();
+        CompletableFuture<?>[] releases = grants.stream()
+                .map(master -> master.release(owner).exceptionally(releaseFailure -> {
+                    log.debug("RedLock '{}': releasing a partial grant on {} failed; its lease will run out", name, master, releaseFailure);
+                    return null;
+                }))
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(releases).thenApply(released -> {
+            if (answered < majority) {
+                throw RedLockFailures.quorumNotReachedInTime(name, answered, masters.size(), majority, failure);
+            }
+            return TryResult.busy(retryAfterMillis(outcome, votes));
+        });
+    }
+
+    /**
+     * A master that did not answer within the attempt timeout may still grant: release that grant
+     * once it is known. A grant whose answer is lost for good (reset, Redis timeout) is the
+     * master's own protocol's to settle: it undoes exactly that grant once the master answers, so
+     * releasing here too would take back one hold too many.
+     */
+    private void releaseWhenAnswered(Master master, long owner, CompletableFuture<TryResult> sent) {
+        sent.whenComplete((answer, failure) -> {
+            if (failure == null && answer.acquired()) {
+                master.release(owner).whenComplete((ok, releaseFailure) -> {
+                    if (releaseFailure != null && !(Failures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
+                        log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
+                    }
+                });
+            }
+        });
+    }
+
+    /**
+     * When to try again without a wake-up. If others hold the lock: once enough of their leases
+     * have run out for a majority to be free, plus a random share of the jitter. If a majority
+     * granted but too late: after a random delay between one and two attempt timeouts, as the
+     * algorithm prescribes, so that contenders who failed together do not fail together again.
+     */
+    private long retryAfterMillis(Votes.Outcome outcome, Votes<Master> votes) {
+        long waitNanos;
+        if (outcome == Votes.Outcome.HELD) {
+            long millis = votes.majorityFreeInMillis();
+            if (millis < 0) {
+                return -1; // a key without expiry: only an unlock message can end the wait
+            }
+            waitNanos = TimeUnit.MILLISECONDS.toNanos(millis) + ThreadLocalRandom.current().nextLong(jitterNanos);
+        } else {
+            waitNanos = retryBaseNanos + ThreadLocalRandom.current().nextLong(retryBaseNanos);
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
+    }
+}
