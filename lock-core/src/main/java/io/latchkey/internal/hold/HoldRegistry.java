@@ -104,7 +104,8 @@ public final class HoldRegistry {
             return new Hold(this, id, lockName, kind, token, timer, ticker);
         });
         replaced.forEach(old -> old.lose("a later grant found it gone from Redis", false));
-        if (!hold.isLost()) {
+        // Given up for lost, even while its kind is still being told: the grant joins nothing.
+        if (!hold.isGivenUp()) {
             hold.enter(untilNanos);
         }
         return hold;

@@ -139,7 +139,7 @@ final class AcquireAttempt {
         }
         Hold held = holds.current(owner);
         if (held != null && held.isGivenUp()) {
-            fail(LockExceptions.leaseLost(protocol.name(), owner, held.lossReason()));
+            failOnceReported(held);
             return;
         }
         Wakeups current = wakeups;
@@ -153,6 +153,15 @@ final class AcquireAttempt {
         });
     }
 
+    /**
+     * Fails with LeaseLostException once the loss has been reported to the hold's kind (which
+     * may still be under way on the thread that found it), so that the kind's cleanup in Redis
+     * comes before the owner's next call.
+     */
+    private void failOnceReported(Hold hold) {
+        hold.lost().whenComplete((reported, ignored) -> fail(LockExceptions.leaseLost(protocol.name(), owner, hold.lossReason())));
+    }
+
     private void afterTry(TryResult answer, Throwable failure, long seen, Hold held) {
         if (failure != null) {
             // A try whose answer was lost is settled by the protocol itself (undone once Redis answers).
@@ -161,14 +170,14 @@ final class AcquireAttempt {
             // Every grant is recorded here, also one given back below at once: the release then
             // undoes exactly this level.
             Hold hold = holds.admit(owner, answer.grant());
-            if (hold.isLost()) {
-                fail(LockExceptions.leaseLost(protocol.name(), owner, hold.lossReason()));
+            if (hold.isGivenUp()) {
+                failOnceReported(hold);
             } else {
                 acquired(hold);
             }
         } else if (answer.holdGone()) {
             if (holds.foundGone(owner, held)) {
-                fail(LockExceptions.leaseLost(protocol.name(), owner, held.lossReason()));
+                failOnceReported(held);
             } else {
                 tryOnce(); // the hold ended meanwhile, released by another call of the owner
             }

@@ -38,7 +38,7 @@ final class LockHolds {
      */
     Hold admit(long owner, TryResult.Grant grant) {
         Hold hold = registry.granted(identity, protocol.name(), protocol.kind(), owner, grant.fencingToken(), grant.confirmedUntilNanos());
-        if (hold.isLost()) {
+        if (hold.isGivenUp()) {
             grant.refuse();
         } else {
             grant.start(hold);

@@ -63,6 +63,26 @@ class LockHoldsTest {
         }
     }
 
+    @Test
+    void aReentryGrantedWhileTheLossIsBeingReportedIsRefusedNotJoined() {
+        ScriptedProtocol protocol = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, new ManualTicker());
+        LockHolds holds = new LockHolds(protocol);
+        RecordingGrant late = new RecordingGrant(11);
+        List<Hold> admitted = new ArrayList<>();
+        holds.admit(OWNER, new RecordingGrant(11) {
+            @Override
+            public void start(Hold started) {
+                // The re-entry's answer arrives on the I/O thread while the timer's thread reports the loss.
+                started.onLoss((lost, mayRemainInRedis) -> admitted.add(holds.admit(OWNER, late)));
+            }
+        }).lose("its lease ran out before it was released or renewed", true);
+
+        // Before: the grant joined the lost hold (a level more) and was started again, so the
+        // owner was told it re-entered a hold whose end was already on its way to Redis.
+        assertEquals(List.of("refuse"), late.calls);
+        assertTrue(admitted.get(0).isLost(), "the owner learns of the loss");
+    }
+
     /** A grant that records what the acquire loop does with it. */
     private static class RecordingGrant implements TryResult.Grant {
         private final long token;
