@@ -117,7 +117,7 @@ final class DeferredReleases implements AutoCloseable {
             if (started == null) {
                 started = timer.get();
             }
-            pending.add(later); // before the timer may run it, which removes it
+            pending.add(later); // before the timer may run it; it leaves once its release is done
             later.scheduled = started.schedule(later::run, delay);
         }
         return true;
@@ -152,7 +152,7 @@ final class DeferredReleases implements AutoCloseable {
             releases.add(later.run());
         }
         for (CompletableFuture<?> release : releases) {
-            release.exceptionally(failure -> null).join(); // run() logged it
+            release.join(); // also a release the timer had started: the client must outlive it
         }
         if (toStop != null) {
             toStop.stop();
@@ -165,6 +165,8 @@ final class DeferredReleases implements AutoCloseable {
         private final String lockName;
         private final Supplier<? extends CompletionStage<?>> release;
         private final AtomicBoolean ran = new AtomicBoolean();
+        /** Completes when the release is done, whether it worked (a failure is logged). */
+        private final CompletableFuture<Void> outcome = new CompletableFuture<>();
         private volatile Future<?> scheduled;
 
         Pending(String lockName, Supplier<? extends CompletionStage<?>> release) {
@@ -174,22 +176,25 @@ final class DeferredReleases implements AutoCloseable {
 
         CompletableFuture<?> run() {
             if (!ran.compareAndSet(false, true)) {
-                return CompletableFuture.completedFuture(null);
+                return outcome;
             }
-            pending.remove(this);
             CompletableFuture<?> done;
             try {
                 done = release.get().toCompletableFuture();
             } catch (RuntimeException e) {
                 done = CompletableFuture.failedFuture(e);
             }
-            return done.whenComplete((ok, failure) -> {
+            done.whenComplete((ok, failure) -> {
                 if (failure != null) {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
                     log.warn("the lock '{}' held for lockAtLeastFor could not be released; it ends when its lease runs out: {}",
                             lockName, cause.toString());
                 }
+                // Only now: a close() meanwhile finds it and waits for it, before the client closes under it.
+                pending.remove(this);
+                outcome.complete(null);
             });
+            return outcome;
         }
     }
 }

@@ -71,6 +71,24 @@ class DeferredReleasesTest {
     }
 
     @Test
+    void closeWaitsForAReleaseTheTimerAlreadyStarted() throws Exception {
+        long began = releases.now();
+        CompletableFuture<Void> inFlight = new CompletableFuture<>();
+        releases.releaseAt(began + millis(500), "a", () -> inFlight);
+        advance(millis(500)); // the timer has started the release; Redis has not answered yet
+
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(releases::close);
+
+        // Before: close() found nothing left to wait for and returned, and the application's
+        // client was closed under the unlock in flight, which then failed (review of issue 24).
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> closed.get(300, java.util.concurrent.TimeUnit.MILLISECONDS))
+                .isInstanceOf(java.util.concurrent.TimeoutException.class);
+        inFlight.complete(null);
+        closed.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(releases.pending()).isZero();
+    }
+
+    @Test
     void aFailedReleaseIsLoggedNotThrownOnTheTimer() {
         long began = releases.now();
         releases.releaseAt(began + millis(10), "broken", () -> CompletableFuture.failedFuture(new IllegalMonitorStateException("gone")));

@@ -34,6 +34,11 @@ final class ChannelWaiters {
     }
 
     private final AtomicLong sequence = new AtomicLong();
+    /**
+     * Set once a waiter joined under {@link UnlockSubscriptions#EVERY_WAITER}: only then does
+     * that message mean something here, also to such a waiter busy trying.
+     */
+    private volatile boolean everyWaiterMessages;
     private final ConcurrentLinkedQueue<PendingWake> pending = new ConcurrentLinkedQueue<>();
     /** Set once by {@link #failAll}; from then on every wait fails as it is parked. */
     private volatile RuntimeException failure;
@@ -78,11 +83,15 @@ final class ChannelWaiters {
      * waiter here that joined under that address, each as by a message of its own.
      */
     void signal(String message) {
-        sequence.incrementAndGet();
         if (UnlockSubscriptions.EVERY_WAITER.equals(message)) {
-            parkedNow().stream().filter(wake -> message.equals(wake.address)).forEach(PendingWake::signal);
+            // Elsewhere it is forged: counted, it would send every waiter busy trying into one try more.
+            if (everyWaiterMessages) {
+                sequence.incrementAndGet();
+                parkedNow().stream().filter(wake -> message.equals(wake.address)).forEach(PendingWake::signal);
+            }
             return;
         }
+        sequence.incrementAndGet();
         boolean addressed = message != null && !message.isEmpty();
         for (Iterator<PendingWake> it = pending.iterator(); it.hasNext(); ) {
             PendingWake wake = it.next();
@@ -93,6 +102,11 @@ final class ChannelWaiters {
                 return;
             }
         }
+    }
+
+    /** A waiter joined under {@link UnlockSubscriptions#EVERY_WAITER}: that message wakes such waiters here. */
+    void acceptEveryWaiterMessages() {
+        everyWaiterMessages = true;
     }
 
     void signalAll() {

@@ -22,6 +22,9 @@ final class ChannelWakeups implements Wakeups {
         this.address = address;
         this.timer = timer;
         this.onClose = onClose;
+        if (UnlockSubscriptions.EVERY_WAITER.equals(address)) {
+            waiters.acceptEveryWaiterMessages();
+        }
     }
 
     @Override

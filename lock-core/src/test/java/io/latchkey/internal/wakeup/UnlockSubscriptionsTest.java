@@ -76,6 +76,18 @@ class UnlockSubscriptionsTest {
     }
 
     @Test
+    void aWakeOfEveryWaiterOnAChannelWithoutSuchWaitersDoesNotCountForOneBusyTrying() {
+        Wakeups trying = subscriptions.join(CHANNEL, null).join();
+        long seen = trying.sequence();
+
+        subscriptions.message(CHANNEL, UnlockSubscriptions.EVERY_WAITER);
+
+        // Before, the forged message was counted, and the waiter's next wait ended at once: one
+        // script more per forged message for every waiter busy trying (review of issue 27).
+        assertFalse(trying.await(seen, ONE_MINUTE).isDone());
+    }
+
+    @Test
     void waitersThatParkAgainAsTheyAreWokenAreWokenOnceByAWakeOfEveryWaiter() {
         AtomicInteger woken = new AtomicInteger();
         for (int i = 0; i < 2; i++) {
