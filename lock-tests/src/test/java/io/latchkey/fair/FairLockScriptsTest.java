@@ -375,6 +375,13 @@ class FairLockScriptsTest {
         redis.set(COUNTER, Long.toString((1L << 53) - 1));
         assertThatThrownBy(() -> acquireHolding(A, "")).hasMessageContaining("leaves room for 1 more below 2^53");
         assertThat(redis.exists(LOCK)).isZero();
+
+        // Also when a dead waiter heads the queue: it stays, for the evictions write (review).
+        redis.rpush(QUEUE, "client-dead:9");
+        redis.zadd(TIMEOUTS, 1, "client-dead:9");
+        assertThatThrownBy(() -> acquireHolding(A, "")).hasMessageContaining("leaves room for 1 more below 2^53");
+        assertThat(redis.lrange(QUEUE, 0, -1)).containsExactly("client-dead:9");
+        assertThat(redis.exists(LOCK)).isZero();
     }
 
     @Test

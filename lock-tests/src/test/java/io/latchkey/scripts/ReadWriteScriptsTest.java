@@ -96,6 +96,20 @@ class ReadWriteScriptsTest {
     }
 
     @Test
+    void aCounterWithoutRoomRefusesANewHoldBeforeTheCleanUpsWrite() {
+        // A hold whose lease ended: a new hold's try drops it, a write (review).
+        redis.hset(LOCK, Map.of("mode", "read", r(B), "1", r(B) + ":token", "7"));
+        redis.zadd(LEASES, ENDED, r(B));
+        redis.set(COUNTER, Long.toString((1L << 53) - 1));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> read(A, 10_000))
+                .hasMessageContaining("leaves room for 1 more below 2^53");
+
+        assertThat(redis.hgetall(LOCK)).containsEntry(r(B), "1");
+        assertThat(redis.zscore(LEASES, r(B))).isEqualTo(ENDED);
+    }
+
+    @Test
     void aSemaphorePermitWithALeaseRedisCannotTakeIsRefusedBeforeAnythingIsWritten() {
         String permits = LockKeys.of("permits").derived("permits");
         String limit = LockKeys.of("permits").derived("permit-limit");

@@ -142,7 +142,15 @@ if not reading then
     end
 end
 
--- A new hold. What an earlier hold of the caller on this side left (its lease ended) goes first.
+-- A new hold. A counter that cannot give another token fails it before anything is written: the
+-- clean-ups below write, and Redis keeps what a script wrote before an error.
+do
+    local token, failure = next_token()
+    if not token then
+        return failure
+    end
+end
+-- What an earlier hold of the caller on this side left (its lease ended) goes first.
 if ends then
     drop(field)
 end

@@ -75,6 +75,15 @@ local function grant()
     return {1, count, tonumber(token)}
 end
 
+-- A counter that cannot give another token fails a new hold's try before anything is written:
+-- the evictions below write, and Redis keeps what a script wrote before an error.
+if redis.call('hexists', lock, token_field) == 0 then
+    local token, failure = next_token()
+    if not token then
+        return failure
+    end
+end
+
 if held ~= '' then
     if redis.call('hget', lock, token_field) ~= held then
         return {-1, 0}
