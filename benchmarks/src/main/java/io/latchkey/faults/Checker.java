@@ -98,17 +98,6 @@ final class Checker implements AutoCloseable {
         redis.set(FAULT, fault);
     }
 
-    /**
-     * Starts a new fencing epoch: forgets the tokens the resources have seen, as an operator must
-     * after the lock's Redis lost its fencing counters (a restart without persistence). Call only
-     * when no holder from before is still inside.
-     */
-    void resetResources(List<String> locks) {
-        for (String lock : locks) {
-            redis.del(resource(lock));
-        }
-    }
-
     /** @return every counter of the run: {@code <fault>:<counter>} → value */
     Map<String, String> counters() {
         return redis.hgetall(STATS);

@@ -189,12 +189,6 @@ public final class FaultHarness {
                 progress.print(fault);
                 inject(fault);
                 sleep(options.phase);
-                if (fault == Fault.RESTART_EMPTY) {
-                    // The fencing counters restarted from 1: without a new epoch the resources
-                    // would refuse every later holder. The holders from before the restart are
-                    // out by now (the longest critical section is shorter than the phase).
-                    checker.resetResources(lockNames());
-                }
             }
         } while (acquisitions() < options.acquisitions);
         current = tallies.get(Fault.NONE);
@@ -253,6 +247,12 @@ public final class FaultHarness {
                     break;
                 case RESTART_EMPTY:
                     lockRedis.killAndRestart(false);
+                    break;
+                case FLUSHALL:
+                    lockRedis.flushAll();
+                    break;
+                case SENTINEL_FAILOVER_LAGGING:
+                    notes.add(fault.label + ": " + lockRedis.failoverToLaggingReplica(Duration.ofMillis(renewal())));
                     break;
                 case SENTINEL_FAILOVER:
                 case CLUSTER_FAILOVER:

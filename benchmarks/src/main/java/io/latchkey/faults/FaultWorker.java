@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -152,7 +154,13 @@ public final class FaultWorker {
             long token = hold.fencingToken();
             Checker.Entry entry = checker.enter(name, holder, token);
             report(thread, WorkerEvent.INSIDE, entry.othersInside() + " " + entry.write());
-            work(random);
+            if (work(random, hold)) {
+                // Told the lease is lost: stop at once, without the last write, as the README's
+                // fencing example does; the checker counts the overlaps of holders not yet told.
+                checker.exit(name, holder);
+                report(thread, WorkerEvent.OUTSIDE, "");
+                return;
+            }
             checker.write(name, holder, token);
             checker.exit(name, holder);
             report(thread, WorkerEvent.OUTSIDE, "");
@@ -171,12 +179,31 @@ public final class FaultWorker {
 
     /**
      * The critical section's work, as long as {@link CriticalSections} draws: nothing, a few
-     * milliseconds, or longer than the renewal period (a third of the watchdog timeout).
+     * milliseconds, or longer than the renewal period (a third of the watchdog timeout). A
+     * watchdog hold's work ends early when its lease-loss notice comes; a fixed lease's holder
+     * works on regardless (--fixed-lease shows a holder that outlives its lease).
+     *
+     * @return true if the work ended because the lease was lost
      */
-    private void work(SplittableRandom random) {
+    private boolean work(SplittableRandom random, LockHold hold) {
         long millis = sections.nextMillis(random, watchdog.toMillis() / 3);
-        if (millis > 0) {
+        if (millis == 0) {
+            return false;
+        }
+        if (fixedLease != null) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+            return false;
+        }
+        try {
+            hold.leaseLost().get(millis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException worked) {
+            return false;
+        } catch (ExecutionException unexpected) {
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

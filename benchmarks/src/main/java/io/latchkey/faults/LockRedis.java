@@ -19,8 +19,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
@@ -198,18 +201,112 @@ final class LockRedis implements AutoCloseable {
         RedisServer master = group.master();
         master.kill();
         RedisServer promoted = group.awaitFailover(master, FAILOVER_TIMEOUT);
-        master.restart();
+        rejoin(master, promoted);
+    }
+
+    /**
+     * A Sentinel failover to a replica that missed the master's last writes, grants and fencing
+     * counter increments among them. Replication is asynchronous, but on loopback a replica is
+     * rarely more than a millisecond behind, so a plain {@code kill -9} almost never loses a write;
+     * this makes the loss certain:
+     * <ol>
+     *   <li>{@code SIGSTOP} of the replica, so that it cannot reconnect;
+     *   <li>{@code CLIENT KILL TYPE replica} on the master: the replication link is cut, and what
+     *       the master writes from now on reaches no replica (what it wrote before may still sit in
+     *       the replica's socket buffer; that is applied on {@code SIGCONT}, and belongs to before);
+     *   <li>the master goes on serving for {@code cut}, and until a fencing counter moved;
+     *   <li>{@code kill -9} of the master, then {@code SIGCONT} of the replica: it reads what was
+     *       buffered, finds the link closed and the master gone, and the Sentinels promote it.
+     * </ol>
+     * The replica is stopped for less than the Sentinels' {@code down-after-milliseconds} unless
+     * the workers are slow to take a hold, so the Sentinels still find it fit to promote. The old
+     * master is then restarted as a replica, as in {@link #failover()}.
+     *
+     * @param cut how long the master serves alone before it is killed, at least
+     * @return what the promoted replica missed, in words, for the report's notes
+     */
+    String failoverToLaggingReplica(Duration cut) {
+        RedisServer master = group.master();
+        RedisServer replica = group.dataNodes().stream().filter(node -> node != master).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no replica of " + master));
+        Map<String, String> lost;
+        long lostOffset;
+        replica.pause();
+        try {
+            master.command("CLIENT", "KILL", "TYPE", "replica");
+            Map<String, String> atCut = fenceCounters(master);
+            long end = System.nanoTime() + cut.toNanos();
+            long deadline = end + FAILOVER_TIMEOUT.toNanos();
+            do {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+                lost = fenceCounters(master);
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("no fencing counter moved on " + master + " within "
+                            + FAILOVER_TIMEOUT.toSeconds() + " s");
+                }
+            } while (System.nanoTime() - end < 0 || lost.equals(atCut));
+            lostOffset = Long.parseLong(master.info("replication", "master_repl_offset").orElse("0"));
+            master.kill();
+        } finally {
+            replica.resume();
+        }
+        // The replica applies what its socket held before it sees the link closed.
+        long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
+        while (!replica.info("replication", "master_link_status").equals(Optional.of("down"))) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(replica + " did not see its master go within "
+                        + FAILOVER_TIMEOUT.toSeconds() + " s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        Map<String, String> kept = fenceCounters(replica);
+        long keptOffset = Long.parseLong(replica.info("replication", "slave_repl_offset").orElse("0"));
+        RedisServer promoted = group.awaitFailover(master, FAILOVER_TIMEOUT);
+        if (promoted != replica) {
+            throw new IllegalStateException("the Sentinels promoted " + promoted + ", not " + replica);
+        }
+        rejoin(master, promoted);
+        long behind = lost.entrySet().stream()
+                .filter(counter -> Long.parseLong(kept.getOrDefault(counter.getKey(), "0"))
+                        < Long.parseLong(counter.getValue()))
+                .count();
+        return String.format(Locale.ROOT, "the promoted replica missed the last %,d bytes of replication; "
+                + "%d of the lost master's %d fencing counters were behind on it", lostOffset - keptOffset,
+                behind, lost.size());
+    }
+
+    /** @return every fencing counter of the default key prefix on {@code server}: key → value */
+    private static Map<String, String> fenceCounters(RedisServer server) {
+        Map<String, String> counters = new TreeMap<>();
+        Object keys = server.command("KEYS", "latchkey:fence:*");
+        for (Object key : (List<?>) keys) {
+            Object value = server.command("GET", (String) key);
+            if (value != null) {
+                counters.put((String) key, (String) value);
+            }
+        }
+        return counters;
+    }
+
+    /** Restarts {@code old} (killed) as a replica of {@code promoted} and waits until it is linked. */
+    private static void rejoin(RedisServer old, RedisServer promoted) {
+        old.restart();
         // As an operator's config would: left to Sentinel, the conversion waits for two of its
         // 10 s INFO rounds and 8 s more, which a loaded machine stretched past the timeout.
-        master.command("REPLICAOF", promoted.host(), Integer.toString(promoted.port()));
+        old.command("REPLICAOF", promoted.host(), Integer.toString(promoted.port()));
         long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
-        while (!linkedTo(master, promoted)) {
+        while (!linkedTo(old, promoted)) {
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(master + " did not become a replica of " + promoted + " within "
+                throw new IllegalStateException(old + " did not become a replica of " + promoted + " within "
                         + FAILOVER_TIMEOUT.toSeconds() + " s");
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
+    }
+
+    /** {@code FLUSHALL} on the (first) master: every key gone, the holds and fencing counters too. */
+    void flushAll() {
+        master().command("FLUSHALL");
     }
 
     private static boolean linkedTo(RedisServer replica, RedisServer master) {

@@ -70,6 +70,28 @@ class CheckerTest {
         assertEquals("1", checker.counters().get("T:stale_accepted"));
     }
 
+    /**
+     * Tokens from Redis's clock are around 1.8e15 and at most 2^53 - 1 (the lock's scripts refuse
+     * more): Lua's numbers are doubles, exact up to 2^53, so tokens one apart stay apart.
+     */
+    @Test
+    void clockTokensOneApartAreToldApartUpTo2To53() {
+        long clock = 1_764_000_000_000_001L;
+        long top = (1L << 53) - 1;
+        for (long base : new long[] {clock, top - 1}) {
+            checker.clear(List.of(LOCK));
+            checker.startFault("T");
+            checker.enter(LOCK, "w1:0:0", base);
+            checker.exit(LOCK, "w1:0:0");
+            assertEquals(new Checker.Entry(0, 1), checker.enter(LOCK, "w2:0:0", base + 1), "one above: written");
+            assertEquals(0, checker.write(LOCK, "w1:0:0", base), "one below: refused");
+            assertEquals(new Checker.Entry(1, 2), checker.enter(LOCK, "w3:0:0", base + 1), "the same: stale");
+            Map<String, String> counters = checker.counters();
+            assertEquals("1", counters.get("T:refused"), () -> "at " + base);
+            assertEquals("1", counters.get("T:stale_accepted"), () -> "at " + base);
+        }
+    }
+
     @Test
     void removingAKilledWorkerTakesOnlyItsHoldersOut() {
         checker.enter(LOCK, "w1:0:0", 5);

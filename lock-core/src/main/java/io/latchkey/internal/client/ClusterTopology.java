@@ -21,6 +21,7 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.DisconnectedEvent;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -184,6 +185,16 @@ final class ClusterTopology implements RedisTopology {
             @Override
             public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
                 listener.connectionLost();
+            }
+        });
+    }
+
+    @Override
+    public void onConnected(Runnable connected) {
+        client.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+                connected.run();
             }
         });
     }

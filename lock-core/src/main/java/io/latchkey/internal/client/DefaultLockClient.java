@@ -213,6 +213,8 @@ public final class DefaultLockClient implements LockClient {
         UnlockSubscriptions subscriptions = new UnlockSubscriptions(topology.subscriptionCommands(), resources.timer(),
                 cohorts == null ? Duration.ZERO : CHANNEL_LINGER);
         topology.listen(subscriptions);
+        // A connection back may be back to a Redis that lost its data: find lost holds now.
+        topology.onConnected(renewer::renewNow);
         LockContext context = new LockContext(clientId, config, topology.executor(), subscriptions, renewer,
                 resources.timer(), ticker, topology.publishCommand(), unsettled, holds);
         Connected attached = new Connected(topology, context);

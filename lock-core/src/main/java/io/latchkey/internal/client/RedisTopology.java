@@ -19,6 +19,13 @@ interface RedisTopology extends AutoCloseable {
      */
     void listen(UnlockSubscriptions listener);
 
+    /**
+     * @param connected told each time a connection of the client is established, the first time
+     *     and after each reconnection (on a Netty event-loop thread: it must not block); a
+     *     connection that comes back may come back to a Redis that lost its data
+     */
+    void onConnected(Runnable connected);
+
     /** @return the command that release scripts publish with: {@code publish} or {@code spublish} */
     String publishCommand();
 

@@ -14,6 +14,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -76,6 +77,16 @@ final class StandaloneTopology implements RedisTopology {
         return SubscriptionCommands.of(
                 channel -> pubSub.async().subscribe(channel).toCompletableFuture(),
                 channel -> pubSub.async().unsubscribe(channel).toCompletableFuture());
+    }
+
+    @Override
+    public void onConnected(Runnable connected) {
+        client.addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+                connected.run();
+            }
+        });
     }
 
     @Override

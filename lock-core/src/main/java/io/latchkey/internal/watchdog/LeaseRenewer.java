@@ -216,10 +216,43 @@ public final class LeaseRenewer implements AutoCloseable {
         }
     }
 
+    /**
+     * Renews every hold at once, in one round beside the periodic ones, which it leaves as they
+     * are: for a connection that came back, perhaps to a Redis that lost its data, so that a hold
+     * found gone is reported now rather than at the next periodic round. Only schedules (on the
+     * client's timer); never blocks, so it may be called from an event-loop thread. Does nothing
+     * while no hold is renewed.
+     */
+    public void renewNow() {
+        if (closed || holds.isEmpty()) {
+            return;
+        }
+        try {
+            timer.newTimeout(timeout -> {
+                if (!closed) {
+                    round();
+                }
+            }, 0, TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException timerStopped) {
+            // The client is closing: nothing is renewed any more.
+        }
+    }
+
     private void renewAll() {
         if (closed) {
             return;
         }
+        round().whenComplete((anyFailed, failure) -> {
+            scheduled.set(false);
+            if (!holds.isEmpty()) {
+                // After a failed round two thirds of the lease remain: retry well within them.
+                scheduleRound(Boolean.TRUE.equals(anyFailed) ? periodNanos / 4 : periodNanos);
+            }
+        });
+    }
+
+    /** @return completes with true if a batch of this round failed */
+    private CompletableFuture<Boolean> round() {
         // One script call may only touch keys of one shard: in a Cluster, one hash slot.
         Map<Shard, List<Map.Entry<HoldKey, RenewedHold>>> byShard = new LinkedHashMap<>();
         holds.entrySet().forEach(entry -> {
@@ -233,14 +266,8 @@ public final class LeaseRenewer implements AutoCloseable {
                 rounds.add(renew(shard.executor(), shard.renewal(), entries.subList(from, Math.min(entries.size(), from + MAX_BATCH))));
             }
         });
-        CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
-            boolean anyFailed = rounds.stream().anyMatch(round -> Boolean.FALSE.equals(round.join()));
-            scheduled.set(false);
-            if (!holds.isEmpty()) {
-                // After a failed round two thirds of the lease remain: retry well within them.
-                scheduleRound(anyFailed ? periodNanos / 4 : periodNanos);
-            }
-        });
+        return CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new))
+                .handle((ok, failure) -> rounds.stream().anyMatch(round -> Boolean.FALSE.equals(round.join())));
     }
 
     /** @return completes with false if the round failed and should be retried soon */
