@@ -23,6 +23,8 @@ public class LatchkeyIntegrationAutoConfiguration {
     }
 
     /**
+     * The application's lock registry.
+     *
      * @param client the application's client
      * @return its plain locks as a lock registry
      */

@@ -25,6 +25,8 @@ public final class LatchkeyLockRegistry implements LockRegistry<DistributedLock>
     }
 
     /**
+     * A registry of plain locks.
+     *
      * @param client the client whose locks to give; not null
      * @return a registry of the client's plain locks ({@link LockClient#getLock})
      */
@@ -33,6 +35,8 @@ public final class LatchkeyLockRegistry implements LockRegistry<DistributedLock>
     }
 
     /**
+     * A registry of fair locks.
+     *
      * @param client the client whose locks to give; not null
      * @return a registry of the client's fair locks ({@link LockClient#getFairLock}): waiters get the lock in arrival order
      */
@@ -41,6 +45,8 @@ public final class LatchkeyLockRegistry implements LockRegistry<DistributedLock>
     }
 
     /**
+     * The lock a key names.
+     *
      * @param lockKey the lock's name, or an object whose {@code toString()} is; not null
      * @return the lock of that name
      * @throws IllegalArgumentException if the name is not one a lock may have (see {@link LockClient#getLock})
