@@ -174,8 +174,15 @@ public final class RedLockProtocol implements LockProtocol {
     }
 
     /** The timer of one master's client, for the waits and checks of this lock. */
-    Timer timer() {
+    @Override
+    public Timer timer() {
         return timer;
+    }
+
+    /** @return the longest attempt timeout of the masters: how long one try may take */
+    @Override
+    public Duration commandTimeout() {
+        return Duration.ofNanos(retryBaseNanos);
     }
 
     /** The clock of the client whose timer serves this lock. */
