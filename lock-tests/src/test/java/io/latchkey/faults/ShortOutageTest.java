@@ -44,14 +44,31 @@ class ShortOutageTest {
     private static RedisServer server;
     private static LockClient client;
     private static LockClient other;
+    private static LockClient handingOff;
+    private static LockClient otherHandingOff;
 
     /** Each kind's wait, blocking and async, on a new lock per test. */
     enum Kind {
-        PLAIN, FAIR, READ, WRITE, SEMAPHORE, MULTI;
+        PLAIN, PLAIN_WITH_LOCAL_HAND_OFF, FAIR, READ, WRITE, SEMAPHORE, MULTI;
+
+        /** @return a client for this kind, closed by the test class */
+        LockClient client() {
+            return this == PLAIN_WITH_LOCAL_HAND_OFF ? handingOff : client;
+        }
+
+        /** @return another client for this kind, closed by the test class */
+        LockClient other() {
+            return this == PLAIN_WITH_LOCAL_HAND_OFF ? otherHandingOff : other;
+        }
+
+        LockConfig.Builder config() {
+            LockConfig.Builder builder = LockConfig.builder().address(server.uri()).commandTimeout(COMMAND_TIMEOUT);
+            return this == PLAIN_WITH_LOCAL_HAND_OFF ? builder.localHandOff() : builder;
+        }
 
         Acquirer on(LockClient lockClient, String name) {
             return switch (this) {
-                case PLAIN -> Acquirer.of(lockClient.getLock(name));
+                case PLAIN, PLAIN_WITH_LOCAL_HAND_OFF -> Acquirer.of(lockClient.getLock(name));
                 case FAIR -> Acquirer.of(lockClient.getFairLock(name));
                 case READ -> Acquirer.of(lockClient.getReadWriteLock(name).readLock());
                 case WRITE -> Acquirer.of(lockClient.getReadWriteLock(name).writeLock());
@@ -98,14 +115,19 @@ class ShortOutageTest {
     @BeforeAll
     static void startRedis() {
         server = RedisServer.start("--enable-debug-command", "yes");
-        client = LockClient.create(LockConfig.builder().address(server.uri()).commandTimeout(COMMAND_TIMEOUT).build());
-        other = LockClient.create(LockConfig.builder().address(server.uri()).commandTimeout(COMMAND_TIMEOUT).build());
+        client = LockClient.create(Kind.PLAIN.config().build());
+        other = LockClient.create(Kind.PLAIN.config().build());
+        handingOff = LockClient.create(Kind.PLAIN_WITH_LOCAL_HAND_OFF.config().build());
+        otherHandingOff = LockClient.create(Kind.PLAIN_WITH_LOCAL_HAND_OFF.config().build());
     }
 
     @AfterAll
     static void stopRedis() {
-        other.close();
-        client.close();
+        for (LockClient open : new LockClient[] {otherHandingOff, handingOff, other, client}) {
+            if (open != null) {
+                open.close();
+            }
+        }
         server.close();
     }
 
@@ -128,15 +150,15 @@ class ShortOutageTest {
     }
 
     /**
-     * Holds Redis in {@code LOADING} for about two seconds: {@code DEBUG RELOAD} of 5,000 keys,
+     * Holds Redis in {@code LOADING} for a second or so: {@code DEBUG RELOAD} of 3,000 keys,
      * each loaded with a delay, answering other clients with {@code LOADING} in between.
      *
      * @return completes when the reload is over
      */
-    private static CompletableFuture<Object> loadForTwoSeconds() {
-        server.command("DEBUG", "POPULATE", "5000", "outage-filler");
+    private static CompletableFuture<Object> loadForASecond() {
+        server.command("DEBUG", "POPULATE", "3000", "outage-filler");
         server.command("CONFIG", "SET", "loading-process-events-interval-bytes", "1024");
-        server.command("CONFIG", "SET", "key-load-delay", "400");
+        server.command("CONFIG", "SET", "key-load-delay", "300");
         CompletableFuture<Object> reload = CompletableFuture.supplyAsync(() -> server.command("DEBUG", "RELOAD"));
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
                 .until(() -> server.info("persistence", "loading").orElse("0").equals("1"));
@@ -145,7 +167,7 @@ class ShortOutageTest {
 
     /** Nothing of the acquisition is left: another client gets the lock at once. */
     private static void nothingLeftHeld(Kind kind, String name) {
-        Acquirer elsewhere = kind.on(other, name);
+        Acquirer elsewhere = kind.on(kind.other(), name);
         // The other client may still be reconnecting after a restart: what counts is "free", not "at once".
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().untilAsserted(() -> {
             Optional<? extends Lease> again = elsewhere.acquire(Duration.ZERO);
@@ -158,7 +180,7 @@ class ShortOutageTest {
     @EnumSource(Kind.class)
     void aWaitOnAFreeLockRidesOutRedisStoppedForASecond(Kind kind) throws InterruptedException {
         String name = newName(kind);
-        Acquirer lock = kind.on(client, name);
+        Acquirer lock = kind.on(kind.client(), name);
         CompletableFuture<Void> restarted = stopForASecond();
 
         Optional<? extends Lease> held = lock.acquire(WAIT);
@@ -173,7 +195,7 @@ class ShortOutageTest {
     @EnumSource(Kind.class)
     void anAsyncWaitOnAFreeLockRidesOutRedisStoppedForASecond(Kind kind) throws InterruptedException {
         String name = newName(kind);
-        Acquirer lock = kind.on(client, name);
+        Acquirer lock = kind.on(kind.client(), name);
         CompletableFuture<Void> restarted = stopForASecond();
 
         Optional<? extends Lease> held = lock.acquireAsync(WAIT).join();
@@ -188,9 +210,9 @@ class ShortOutageTest {
     @EnumSource(Kind.class)
     void aWaitOnAFreeLockRidesOutRedisLoadingItsData(Kind kind) throws InterruptedException {
         String name = newName(kind);
-        Acquirer lock = kind.on(client, name);
-        Acquirer asyncLock = kind.on(client, name + "-async");
-        CompletableFuture<Object> reloaded = loadForTwoSeconds();
+        Acquirer lock = kind.on(kind.client(), name);
+        Acquirer asyncLock = kind.on(kind.client(), name + "-async");
+        CompletableFuture<Object> reloaded = loadForASecond();
 
         CompletableFuture<? extends Optional<? extends Lease>> async = asyncLock.acquireAsync(WAIT);
         Optional<? extends Lease> held = lock.acquire(WAIT);
@@ -209,7 +231,7 @@ class ShortOutageTest {
     @EnumSource(Kind.class)
     void aZeroWaitWhileRedisIsDownStillThrowsWithinTheCommandTimeout(Kind kind) {
         String name = newName(kind);
-        Acquirer lock = kind.on(client, name);
+        Acquirer lock = kind.on(kind.client(), name);
         server.stop();
 
         long start = System.nanoTime();
@@ -233,7 +255,7 @@ class ShortOutageTest {
     @EnumSource(Kind.class)
     void aWaitShorterThanTheOutageThrowsOnceItEnds(Kind kind) {
         String name = newName(kind);
-        Acquirer lock = kind.on(client, name);
+        Acquirer lock = kind.on(kind.client(), name);
         server.stop();
 
         long start = System.nanoTime();
@@ -242,5 +264,22 @@ class ShortOutageTest {
 
         assertThat(took).as("tried for the whole wait, then threw")
                 .isGreaterThanOrEqualTo(Duration.ofMillis(1500)).isLessThan(Duration.ofMillis(1500).plus(COMMAND_TIMEOUT.multipliedBy(2)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void closingTheClientWhileAWaitRidesOutAnOutageEndsTheWait(Kind kind) {
+        LockClient closing = LockClient.create(kind.config().build());
+        Acquirer lock = kind.on(closing, newName(kind));
+        server.stop();
+        CompletableFuture<? extends Optional<? extends Lease>> waiting = lock.acquireAsync(WAIT);
+        await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> true);
+        assertThat(waiting).isNotDone();
+
+        long start = System.nanoTime();
+        closing.close();
+
+        assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(LockException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     }
 }

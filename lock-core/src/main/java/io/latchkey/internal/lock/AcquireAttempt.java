@@ -5,6 +5,7 @@ import io.latchkey.LockEventListener.AcquireOutcome;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.time.StopAwareTask;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.netty.util.Timeout;
@@ -282,10 +283,7 @@ final class AcquireAttempt {
         log.debug("lock '{}', owner {}: trying again in {} µs after {}", protocol.name(), owner,
                 TimeUnit.NANOSECONDS.toMicros(pauseNanos), failure.toString());
         try {
-            pendingRetry = timer.newTimeout(due -> {
-                pendingRetry = null;
-                tryOnce();
-            }, pauseNanos, TimeUnit.NANOSECONDS);
+            pendingRetry = timer.newTimeout(new Retry(), pauseNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException timerStopped) {
             // The client is closing: no more tries.
             fail(failure);
@@ -296,6 +294,22 @@ final class AcquireAttempt {
             // Cancelled while the retry was being scheduled: the cancel found nothing to end.
             pendingRetry = null;
             tryOnce();
+        }
+    }
+
+    /** The next try after a pause; if the client closes first, the attempt fails as a wait would. */
+    private final class Retry implements StopAwareTask {
+
+        @Override
+        public void run(Timeout timeout) {
+            pendingRetry = null;
+            tryOnce();
+        }
+
+        @Override
+        public void timerStopped() {
+            pendingRetry = null;
+            fail(LockExceptions.closedWhileWaiting());
         }
     }
 

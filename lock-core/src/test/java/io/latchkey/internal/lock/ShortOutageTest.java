@@ -195,6 +195,18 @@ class ShortOutageTest {
     }
 
     @Test
+    void theClientClosingDuringThePauseEndsTheAttemptWithTheClosedClientsException() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        protocol.answerFailure(OWNER, notConnected());
+
+        // As SharedResources.close() does: the stopped timer's dropped tasks are told so.
+        timer.stop().forEach(dropped -> ((io.latchkey.internal.time.StopAwareTask) dropped.task()).timerStopped());
+
+        assertTrue(failure(acquired).getMessage().contains("closed while waiting"));
+        assertEquals(1, protocol.abandons(OWNER));
+    }
+
+    @Test
     void withoutATimerAFailedTryEndsTheAttemptAsBefore() {
         ScriptedProtocol untimed = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, timer.ticker());
         CompletableFuture<Boolean> acquired = new LockFacade(untimed).tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
