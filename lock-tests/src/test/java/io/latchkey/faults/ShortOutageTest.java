@@ -45,6 +45,8 @@ class ShortOutageTest {
     private static LockClient client;
     private static LockClient other;
     private static LockClient handingOff;
+    /** The restart that {@link #stopForASecond()} scheduled, if any. */
+    private static volatile CompletableFuture<Void> pendingRestart = CompletableFuture.completedFuture(null);
     private static LockClient otherHandingOff;
 
     /** Each kind's wait, blocking and async, on a new lock per test. */
@@ -133,6 +135,8 @@ class ShortOutageTest {
 
     @AfterEach
     void redisRunsAgain() {
+        // A test that failed early must not race the restart it scheduled.
+        pendingRestart.exceptionally(failure -> null).join();
         if (!server.isRunning()) {
             server.restart();
         }
@@ -146,7 +150,10 @@ class ShortOutageTest {
     /** Stops Redis now and starts it again on the same port after {@link #OUTAGE}. */
     private static CompletableFuture<Void> stopForASecond() {
         server.stop();
-        return CompletableFuture.runAsync(server::restart, CompletableFuture.delayedExecutor(OUTAGE.toMillis(), TimeUnit.MILLISECONDS));
+        CompletableFuture<Void> restart = CompletableFuture.runAsync(server::restart,
+                CompletableFuture.delayedExecutor(OUTAGE.toMillis(), TimeUnit.MILLISECONDS));
+        pendingRestart = restart;
+        return restart;
     }
 
     /**
