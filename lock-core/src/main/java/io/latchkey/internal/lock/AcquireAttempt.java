@@ -59,6 +59,8 @@ final class AcquireAttempt {
     private final ShortOutage outage;
     /** The next try after a failure, while it waits for its time; null otherwise. */
     private volatile Timeout pendingRetry;
+    /** When the last try, or join of the wake-ups, was started: where an outage it meets begins. */
+    private volatile long stepStartedNanos;
 
     private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
@@ -163,6 +165,7 @@ final class AcquireAttempt {
         }
         Wakeups current = wakeups;
         long seen = current == null ? 0 : current.sequence();
+        stepStartedNanos = ticker.read();
         protocol.tryAcquire(owner, lease, held == null ? 0 : held.token()).whenComplete((answer, failure) -> {
             try {
                 afterTry(answer, failure, seen, held);
@@ -200,6 +203,7 @@ final class AcquireAttempt {
         } else if (remainingNanos() <= 0) {
             giveUp().whenComplete((ok, ignored) -> result.complete(null));
         } else if (wakeups == null) {
+            stepStartedNanos = ticker.read();
             protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
                 if (joinFailure != null) {
                     failOrRetry(joinFailure);
@@ -275,13 +279,13 @@ final class AcquireAttempt {
      */
     private void failOrRetry(Throwable failure) {
         Timer timer = protocol.timer();
-        long pauseNanos = timer == null || result.isDone() ? -1 : outage.failed(failure, ticker.read());
+        long pauseNanos = timer == null || result.isDone() ? -1 : outage.failed(failure, stepStartedNanos, ticker.read());
         if (pauseNanos < 0) {
             fail(failure);
             return;
         }
-        log.debug("lock '{}', owner {}: trying again in {} µs after {}", protocol.name(), owner,
-                TimeUnit.NANOSECONDS.toMicros(pauseNanos), failure.toString());
+        log.debug("lock '{}', owner {}: trying again in {} ms after {}", protocol.name(), owner,
+                TimeUnit.NANOSECONDS.toMillis(pauseNanos), failure.toString());
         try {
             pendingRetry = timer.newTimeout(new Retry(), pauseNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException timerStopped) {

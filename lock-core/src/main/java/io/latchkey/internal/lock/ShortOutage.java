@@ -29,9 +29,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>For how long: while the caller's wait lasts, and at least the command timeout from the
  * start of the attempt, so that no wait tries for less than a zero wait. {@code lock()}, whose
- * wait never ends, tries for the command timeout from the first failure of the outage; an
- * answer of Redis ends the outage. A try never starts after that time, and is itself bounded by
- * the command timeout.
+ * wait never ends, tries for the command timeout from the start of the try that met the outage,
+ * as a zero wait would from there; an answer of Redis ends the outage. So {@code lock()} and a
+ * zero wait keep the bound of one round trip: a failure that took the whole command timeout (no
+ * answer in time) is not tried again, one that came at once (not connected, {@code LOADING}) is,
+ * for what is left of it. A try never starts after the end, and is itself bounded by the command
+ * timeout.
  *
  * <p>With what pause: {@value #FIRST_PAUSE_MILLIS} ms after the first failure, doubling up to
  * {@value #MAX_PAUSE_MILLIS} ms, never past the end above.
@@ -81,18 +84,19 @@ final class ShortOutage {
      * A try failed.
      *
      * @param failure how
+     * @param startedNanos when the failed try (or join) was started, by the client's ticker
      * @param nowNanos the client's ticker now
      * @return the pause before the next try in nanoseconds, at least 1; or -1 if the attempt must
      *     fail with {@code failure}: it is not a passing failure, or the outage outlasted the end
      */
-    long failed(Throwable failure, long nowNanos) {
+    long failed(Throwable failure, long startedNanos, long nowNanos) {
         if (!isPassing(failure)) {
             return -1;
         }
         if (!inOutage) {
             inOutage = true;
             pauseNanos = FIRST_PAUSE_NANOS;
-            endNanos = waitsForever ? nowNanos + commandTimeoutNanos : waitEndNanos;
+            endNanos = waitsForever ? startedNanos + commandTimeoutNanos : waitEndNanos;
         }
         long left = endNanos - nowNanos;
         if (left <= 0) {

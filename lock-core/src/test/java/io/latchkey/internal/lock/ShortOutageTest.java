@@ -153,6 +153,23 @@ class ShortOutageTest {
     }
 
     @Test
+    void lockAndAZeroWaitDoNotTryAgainAfterATryThatTookTheWholeCommandTimeout() {
+        CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
+        timer.advance(COMMAND_TIMEOUT);
+        protocol.answerFailure(OWNER, new LockTimeoutException("Redis did not answer within PT2S", null));
+        assertTrue(failure(locked) instanceof LockTimeoutException, "today's bound: one round trip");
+
+        CompletableFuture<Boolean> once = lock.tryLockAsync(Duration.ZERO, LEASE, 2);
+        timer.advance(COMMAND_TIMEOUT.minusMillis(100));
+        protocol.answerFailure(2, notConnected());
+        timer.advance(Duration.ofMillis(100));
+        assertEquals(2, protocol.tries(2), "tried again for what is left of the command timeout");
+        protocol.answerFailure(2, notConnected());
+        assertTrue(failure(once) instanceof LockConnectionException);
+        assertEquals(0, timer.pending());
+    }
+
+    @Test
     void aTimedOutTryIsMadeAgainWhileTheWaitLasts() {
         CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
         protocol.answerFailure(OWNER, new LockTimeoutException("Redis did not answer within PT2S", null));
