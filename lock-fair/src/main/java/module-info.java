@@ -7,6 +7,8 @@ module io.latchkey.fair {
     requires io.latchkey.core;
     // The fair scripts are run through lock-core's executor with Lettuce's ScriptOutputType.
     requires lettuce.core;
+    // The fair lock hands the acquire loop the client's timer, a Netty Timer.
+    requires io.netty.common;
 
     // The scripts are resources of this package, read by lock-core's script loader.
     opens io.latchkey.internal.fair to io.latchkey.core;

@@ -77,6 +77,8 @@ public abstract class DistributedLockContract {
 
     /** Slack on every "no later than" assertion. */
     protected static final Duration MARGIN = Duration.ofMillis(1000);
+    /** A wait that a short outage does not lengthen: it tries for the command timeout, as a zero wait does. */
+    protected static final Duration SHORTER_THAN_THE_COMMAND_TIMEOUT = COMMAND_TIMEOUT.dividedBy(2);
 
     /** How long a waiter is watched to make sure it is really still waiting. */
     protected static final Duration STILL_WAITING = Duration.ofMillis(200);
@@ -701,17 +703,21 @@ public abstract class DistributedLockContract {
 
         killRedis();
         try {
+            // First, while the hold's lease as last confirmed lasts: the acquires below each try
+            // for the command timeout (a short outage), longer in all than the watchdog lease.
+            assertFailsFast("unlock()", LockConnectionException.class, held::unlock);
             assertFailsFast("lock()", LockConnectionException.class, free::lock);
             assertFailsFast("lock(lease)", LockConnectionException.class, () -> free.lock(Duration.ofSeconds(5)));
             assertFailsFast("lockInterruptibly()", LockConnectionException.class, free::lockInterruptibly);
             assertFailsFast("tryLock()", LockConnectionException.class, free::tryLock);
-            // Must throw, not answer false: false would mean "held by someone else".
-            assertFailsFast("tryLock(wait)", LockConnectionException.class, () -> free.tryLock(Duration.ofSeconds(2)));
+            // Must throw, not answer false: false would mean "held by someone else". A wait rides
+            // out a short outage for as long as it lasts, and at least the command timeout: one
+            // shorter than that throws once the command timeout is over.
+            assertFailsFast("tryLock(wait)", LockConnectionException.class, () -> free.tryLock(SHORTER_THAN_THE_COMMAND_TIMEOUT));
             assertFailsFast("isLocked()", LockConnectionException.class, free::isLocked);
-            assertFailsFast("unlock()", LockConnectionException.class, held::unlock);
             assertFailsFast("forceUnlock()", LockConnectionException.class, free::forceUnlock);
             assertFailsFast("lockAsync()", LockConnectionException.class, () -> join(free.lockAsync()));
-            assertFailsFast("tryLockAsync(wait)", LockConnectionException.class, () -> join(free.tryLockAsync(Duration.ofSeconds(2))));
+            assertFailsFast("tryLockAsync(wait)", LockConnectionException.class, () -> join(free.tryLockAsync(SHORTER_THAN_THE_COMMAND_TIMEOUT)));
             assertFailsFast("LockClient.create", LockConnectionException.class, this::newClient);
         } finally {
             restartRedis();
@@ -738,7 +744,7 @@ public abstract class DistributedLockContract {
             // LockException, so whatever it would have taken must not outlive the failure.
             assertFailsFast("lock()", LockTimeoutException.class, lock::lock);
             assertFailsFast("lock(lease)", LockTimeoutException.class, () -> lock.lock(Duration.ofSeconds(30)));
-            assertFailsFast("tryLock(wait, lease)", LockTimeoutException.class, () -> lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30)));
+            assertFailsFast("tryLock(wait, lease)", LockTimeoutException.class, () -> lock.tryLock(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(30)));
             assertFailsFast("isLocked()", LockTimeoutException.class, lock::isLocked);
         } finally {
             resumeRedis();
@@ -1688,14 +1694,14 @@ public abstract class DistributedLockContract {
             assertFailsFast("acquire(lease)", LockConnectionException.class, () -> lock.acquire(Duration.ofSeconds(5)));
             assertFailsFast("acquireInterruptibly()", LockConnectionException.class, lock::acquireInterruptibly);
             // Must throw, not answer empty: empty would mean "held by someone else".
-            assertFailsFast("tryAcquire(wait)", LockConnectionException.class, () -> lock.tryAcquire(Duration.ofSeconds(2)));
+            assertFailsFast("tryAcquire(wait)", LockConnectionException.class, () -> lock.tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT));
             assertFailsFast("tryAcquire(wait, lease)", LockConnectionException.class,
-                    () -> lock.tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(5)));
+                    () -> lock.tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(5)));
             assertFailsFast("acquireAsync(owner)", LockConnectionException.class, () -> join(lock.acquireAsync(owner)));
             assertFailsFast("acquireAsync(lease, owner)", LockConnectionException.class,
                     () -> join(lock.acquireAsync(Duration.ofSeconds(5), owner)));
             assertFailsFast("tryAcquireAsync(wait, lease, owner)", LockConnectionException.class,
-                    () -> join(lock.tryAcquireAsync(Duration.ofSeconds(2), Duration.ofSeconds(5), owner)));
+                    () -> join(lock.tryAcquireAsync(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(5), owner)));
         } finally {
             restartRedis();
         }
@@ -1722,7 +1728,7 @@ public abstract class DistributedLockContract {
             assertFailsFast("acquire()", LockTimeoutException.class, lock::acquire);
             assertFailsFast("acquire(lease)", LockTimeoutException.class, () -> lock.acquire(Duration.ofSeconds(30)));
             assertFailsFast("tryAcquire(wait, lease)", LockTimeoutException.class,
-                    () -> lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(30)));
+                    () -> lock.tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(30)));
             assertFailsFast("acquireAsync(lease, owner)", LockTimeoutException.class,
                     () -> join(lock.acquireAsync(Duration.ofSeconds(30), owner)));
         } finally {

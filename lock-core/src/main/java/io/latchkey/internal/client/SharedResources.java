@@ -1,13 +1,17 @@
 package io.latchkey.internal.client;
 
+import io.latchkey.internal.time.StopAwareTask;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The threads of one {@code LockClient}, made once and shared by everything it connects: one
@@ -17,6 +21,8 @@ import java.util.concurrent.TimeUnit;
  * Closing it is the last step of closing the client.
  */
 final class SharedResources implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SharedResources.class);
 
     /** Fine enough for wait bounds measured in milliseconds, coarse enough to cost nothing idle. */
     private static final long TIMER_TICK_MILLIS = 10;
@@ -64,10 +70,21 @@ final class SharedResources implements AutoCloseable {
         return lettuce;
     }
 
-    /** Stops Lettuce's threads, then the timer, which Lettuce no longer needs then. */
+    /**
+     * Stops Lettuce's threads, then the timer, which Lettuce no longer needs then; tells the
+     * tasks that someone waits for ({@link StopAwareTask}) that they will not run.
+     */
     @Override
     public void close() {
         lettuce.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
-        timer.stop();
+        for (Timeout dropped : timer.stop()) {
+            if (dropped.task() instanceof StopAwareTask task) {
+                try {
+                    task.timerStopped();
+                } catch (RuntimeException e) {
+                    log.warn("a timer task failed when told that the client closed", e);
+                }
+            }
+        }
     }
 }

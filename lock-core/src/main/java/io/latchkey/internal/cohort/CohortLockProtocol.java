@@ -7,6 +7,7 @@ import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -94,6 +95,16 @@ public final class CohortLockProtocol implements LockProtocol {
     @Override
     public Ticker ticker() {
         return plain.ticker();
+    }
+
+    @Override
+    public Timer timer() {
+        return plain.timer();
+    }
+
+    @Override
+    public Duration commandTimeout() {
+        return plain.commandTimeout();
     }
 
     @Override

@@ -5,14 +5,18 @@ import io.latchkey.LockEventListener.AcquireOutcome;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.time.StopAwareTask;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
-
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one acquire loop, as a chain of futures: try; if taken, join the lock's wake-ups and try
@@ -23,12 +27,17 @@ import java.util.function.BiConsumer;
  * {@link io.latchkey.LeaseLostException} if that hold's lease was lost; a grant is recorded as a
  * level of the owner's hold ({@link LockHolds}) before the result completes with that hold.
  *
+ * <p>A try (or a join of the wake-ups) that failed because of a short outage is made again on
+ * the client's timer while the caller's wait lasts ({@link ShortOutage} says which failures, for
+ * how long, with what pause); any other failure ends the attempt.
+ *
  * <p>Steps run one after another, each started by the completion of the last, so the fields
  * need no locking. Giving up, whether the wait ran out or the attempt was cancelled, always
  * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}.
  */
 final class AcquireAttempt {
 
+    private static final Logger log = LoggerFactory.getLogger(AcquireAttempt.class);
     private static final long FOREVER = Long.MAX_VALUE;
     private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -47,6 +56,11 @@ final class AcquireAttempt {
     /** Tells the listener how the attempt ended, once; null while events are off. */
     private volatile BiConsumer<Hold, Throwable> tellEnd;
     private final AtomicBoolean endTold = new AtomicBoolean();
+    private final ShortOutage outage;
+    /** The next try after a failure, while it waits for its time; null otherwise. */
+    private volatile Timeout pendingRetry;
+    /** When the last try, or join of the wake-ups, was started: where an outage it meets begins. */
+    private volatile long stepStartedNanos;
 
     private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
@@ -54,7 +68,9 @@ final class AcquireAttempt {
         this.owner = owner;
         this.lease = lease;
         this.ticker = protocol.ticker();
-        this.deadlineNanos = waitNanos == FOREVER ? FOREVER : ticker.read() + waitNanos;
+        long startNanos = ticker.read();
+        this.deadlineNanos = waitNanos == FOREVER ? FOREVER : startNanos + waitNanos;
+        this.outage = new ShortOutage(startNanos, deadlineNanos, FOREVER, protocol.commandTimeout().toNanos());
     }
 
     /**
@@ -71,6 +87,11 @@ final class AcquireAttempt {
             Wakeups current = attempt.wakeups;
             if (current != null) {
                 current.interrupt();
+            }
+            Timeout retry = attempt.pendingRetry;
+            if (retry != null && retry.cancel()) {
+                // Given up during the pause after a failure: clean up now, not when the pause ends.
+                attempt.tryOnce();
             }
         });
         if (attempt.wakeups != null) {
@@ -144,6 +165,7 @@ final class AcquireAttempt {
         }
         Wakeups current = wakeups;
         long seen = current == null ? 0 : current.sequence();
+        stepStartedNanos = ticker.read();
         protocol.tryAcquire(owner, lease, held == null ? 0 : held.token()).whenComplete((answer, failure) -> {
             try {
                 afterTry(answer, failure, seen, held);
@@ -164,9 +186,13 @@ final class AcquireAttempt {
 
     private void afterTry(TryResult answer, Throwable failure, long seen, Hold held) {
         if (failure != null) {
-            // A try whose answer was lost is settled by the protocol itself (undone once Redis answers).
-            fail(failure);
-        } else if (answer.acquired()) {
+            // A try whose answer was lost is settled by the protocol itself (undone once Redis
+            // answers), before the owner's next call on the lock: a retry never meets it.
+            failOrRetry(failure);
+            return;
+        }
+        outage.answered();
+        if (answer.acquired()) {
             // Every grant is recorded here, also one given back below at once: the release then
             // undoes exactly this level.
             Hold hold = holds.admit(owner, answer.grant());
@@ -186,9 +212,10 @@ final class AcquireAttempt {
         } else if (remainingNanos() <= 0) {
             giveUp().whenComplete((ok, ignored) -> result.complete(null));
         } else if (wakeups == null) {
+            stepStartedNanos = ticker.read();
             protocol.wakeups(owner).whenComplete((joined, joinFailure) -> {
                 if (joinFailure != null) {
-                    fail(joinFailure);
+                    failOrRetry(joinFailure);
                 } else {
                     wakeups = joined;
                     countAsWaiter();
@@ -252,6 +279,50 @@ final class AcquireAttempt {
         } else {
             // Cancelled while the granting try was in flight: hand the level back.
             holds.release(owner).whenComplete((ok, failure) -> giveUp());
+        }
+    }
+
+    /**
+     * A try or a join failed: tries again after a pause if the failure is a short outage's and
+     * the wait allows ({@link ShortOutage}), else fails the attempt.
+     */
+    private void failOrRetry(Throwable failure) {
+        Timer timer = protocol.timer();
+        long pauseNanos = timer == null || result.isDone() ? -1 : outage.failed(failure, stepStartedNanos, ticker.read());
+        if (pauseNanos < 0) {
+            fail(failure);
+            return;
+        }
+        log.debug("lock '{}', owner {}: trying again in {} ms after {}", protocol.name(), owner,
+                TimeUnit.NANOSECONDS.toMillis(pauseNanos), failure.toString());
+        try {
+            pendingRetry = timer.newTimeout(new Retry(), pauseNanos, TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException timerStopped) {
+            // The client is closing: no more tries.
+            fail(failure);
+            return;
+        }
+        Timeout retry = pendingRetry;
+        if (result.isDone() && retry != null && retry.cancel()) {
+            // Cancelled while the retry was being scheduled: the cancel found nothing to end.
+            pendingRetry = null;
+            tryOnce();
+        }
+    }
+
+    /** The next try after a pause; if the client closes first, the attempt fails as a wait would. */
+    private final class Retry implements StopAwareTask {
+
+        @Override
+        public void run(Timeout timeout) {
+            pendingRetry = null;
+            tryOnce();
+        }
+
+        @Override
+        public void timerStopped() {
+            pendingRetry = null;
+            fail(LockExceptions.closedWhileWaiting());
         }
     }
 

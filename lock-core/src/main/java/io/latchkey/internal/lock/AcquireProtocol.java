@@ -3,6 +3,8 @@ package io.latchkey.internal.lock;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
+import io.netty.util.Timer;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -80,5 +82,23 @@ public interface AcquireProtocol {
     /** @return the clock that the acquire loop measures the caller's wait with: the client's ticker */
     default Ticker ticker() {
         return Ticker.system();
+    }
+
+    /**
+     * @return the client's timer, on which the acquire loop tries again after a short outage
+     *     ({@link ShortOutage}); null only where nothing schedules such tries (some tests), and
+     *     then a failed try ends the attempt at once
+     */
+    default Timer timer() {
+        return null;
+    }
+
+    /**
+     * @return how long one try may take: the command timeout of the client (for a RedLock, the
+     *     longest attempt timeout of its masters). It is also how long {@code lock()} and a zero
+     *     wait try again through a short outage ({@link ShortOutage})
+     */
+    default Duration commandTimeout() {
+        return Duration.ZERO;
     }
 }

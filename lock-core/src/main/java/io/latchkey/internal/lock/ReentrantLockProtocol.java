@@ -8,6 +8,7 @@ import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import io.latchkey.DistributedLock;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -260,5 +261,15 @@ public final class ReentrantLockProtocol implements LockProtocol {
     @Override
     public Ticker ticker() {
         return context.ticker();
+    }
+
+    @Override
+    public Timer timer() {
+        return context.timer();
+    }
+
+    @Override
+    public Duration commandTimeout() {
+        return context.config().commandTimeout();
     }
 }

@@ -13,6 +13,7 @@ import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.lettuce.core.ScriptOutputType;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -208,6 +209,16 @@ abstract class ReadWriteSide implements LockProtocol {
     @Override
     public final Ticker ticker() {
         return context.ticker();
+    }
+
+    @Override
+    public final Timer timer() {
+        return context.timer();
+    }
+
+    @Override
+    public final Duration commandTimeout() {
+        return context.config().commandTimeout();
     }
 
     @Override

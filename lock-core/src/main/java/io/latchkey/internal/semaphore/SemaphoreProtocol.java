@@ -17,6 +17,7 @@ import io.latchkey.internal.wakeup.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
 import io.lettuce.core.ScriptOutputType;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -253,6 +254,16 @@ public final class SemaphoreProtocol implements AcquireProtocol {
     @Override
     public Ticker ticker() {
         return context.ticker();
+    }
+
+    @Override
+    public Timer timer() {
+        return context.timer();
+    }
+
+    @Override
+    public Duration commandTimeout() {
+        return context.config().commandTimeout();
     }
 
     /** What identifies a semaphore on this client: never equal to a lock's identity. */

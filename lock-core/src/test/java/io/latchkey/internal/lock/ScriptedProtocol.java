@@ -5,6 +5,7 @@ import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -33,6 +34,11 @@ final class ScriptedProtocol implements LockProtocol {
     private final Map<Long, Integer> releases = new HashMap<>();
     private final AtomicLong lastToken = new AtomicLong();
     private boolean releasesFindNothing;
+    private final Map<Long, Integer> abandons = new HashMap<>();
+    private volatile long lastTryNanos;
+    /** Null unless a test turns retries after a short outage on. */
+    private volatile Timer retryTimer;
+    private volatile Duration commandTimeout = Duration.ZERO;
     /** On a timer of its own, so that the tests' timer counts only the attempts' waits. */
     private final HoldRegistry holds = new HoldRegistry(ManualTimer.manual(), Ticker.system());
 
@@ -51,6 +57,35 @@ final class ScriptedProtocol implements LockProtocol {
     /** @return how many tries the owner has made so far */
     synchronized int tries(long owner) {
         return tries.getOrDefault(owner, 0);
+    }
+
+    /**
+     * Turns on the tries after a short outage, as every real kind has them.
+     *
+     * @param timer the timer that schedules them
+     * @param timeout the command timeout
+     * @return this
+     */
+    ScriptedProtocol retryingOn(Timer timer, Duration timeout) {
+        this.retryTimer = timer;
+        this.commandTimeout = timeout;
+        return this;
+    }
+
+    /** @return how many times an attempt of the owner gave up and abandoned its tries */
+    synchronized int abandons(long owner) {
+        return abandons.getOrDefault(owner, 0);
+    }
+
+    /** @return when the last try was made, by the ticker */
+    long lastTryNanos() {
+        return lastTryNanos;
+    }
+
+    /** @return true if the owner has a try that the test has not answered */
+    synchronized boolean inFlight(long owner) {
+        Deque<CompletableFuture<Long>> pending = unanswered.get(owner);
+        return pending != null && !pending.isEmpty();
     }
 
     /** @return how many holds the owner has released so far */
@@ -102,6 +137,7 @@ final class ScriptedProtocol implements LockProtocol {
             unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);
             tries.merge(owner, 1, Integer::sum);
         }
+        lastTryNanos = ticker.read();
         // The test answers null for a grant, else the wait bound.
         return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease)) : TryResult.busy(wait));
     }
@@ -151,6 +187,9 @@ final class ScriptedProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Void> abandon(long owner) {
+        synchronized (this) {
+            abandons.merge(owner, 1, Integer::sum);
+        }
         return CompletableFuture.completedFuture(null);
     }
 
@@ -192,5 +231,15 @@ final class ScriptedProtocol implements LockProtocol {
     @Override
     public Ticker ticker() {
         return ticker;
+    }
+
+    @Override
+    public Timer timer() {
+        return retryTimer;
+    }
+
+    @Override
+    public Duration commandTimeout() {
+        return commandTimeout;
     }
 }

@@ -15,6 +15,7 @@ import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
 import io.lettuce.core.ScriptOutputType;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -194,6 +195,16 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public Ticker ticker() {
         return plain.ticker();
+    }
+
+    @Override
+    public Timer timer() {
+        return plain.timer();
+    }
+
+    @Override
+    public Duration commandTimeout() {
+        return plain.commandTimeout();
     }
 
     @Override

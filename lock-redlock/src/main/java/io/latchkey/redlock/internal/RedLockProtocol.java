@@ -49,6 +49,8 @@ public final class RedLockProtocol implements LockProtocol {
     private final Duration watchdogTimeout;
     private final Timer timer;
     private final Ticker ticker;
+    /** The longest attempt timeout of the masters: how long one try may take. */
+    private final long retryBaseNanos;
     /**
      * The spread of retries that start together (woken by one unlock, or at one expiry): far
      * more than a try takes on a healthy network, so the first contender is usually done before
@@ -69,8 +71,7 @@ public final class RedLockProtocol implements LockProtocol {
         this.watchdogTimeout = watchdogTimeout;
         this.timer = timer;
         this.ticker = ticker;
-        // The longest attempt timeout: how long one try may take.
-        long retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
+        this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
         this.jitterNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), retryBaseNanos / 4);
         this.lostLeaseListener = lostLeaseListener;
         this.holdRegistry = holdRegistry;
@@ -170,8 +171,15 @@ public final class RedLockProtocol implements LockProtocol {
     }
 
     /** The timer of one master's client, for the waits and checks of this lock. */
-    Timer timer() {
+    @Override
+    public Timer timer() {
         return timer;
+    }
+
+    /** @return the longest attempt timeout of the masters: how long one try may take */
+    @Override
+    public Duration commandTimeout() {
+        return Duration.ofNanos(retryBaseNanos);
     }
 
     /** The clock of the client whose timer serves this lock. */

@@ -1,0 +1,244 @@
+package io.latchkey.internal.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.LockConnectionException;
+import io.latchkey.LockException;
+import io.latchkey.LockRefusedException;
+import io.latchkey.LockTimeoutException;
+import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The retry schedule of a short outage, below Redis: a {@link ScriptedProtocol} fails or answers
+ * each try as the test says, and a {@link ManualTimer} is the client's timer, so each pause is
+ * exact. API.md, "a short outage during a wait".
+ */
+class ShortOutageTest {
+
+    private static final long OWNER = 1;
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private final ManualTimer timer = ManualTimer.manual();
+    private final UnlockSubscriptions subscriptions = new UnlockSubscriptions(SubscriptionCommands.of(
+            channel -> CompletableFuture.completedFuture(null), channel -> CompletableFuture.completedFuture(null)), timer);
+    private final ScriptedProtocol protocol = new ScriptedProtocol(owner -> subscriptions.join("channel", null),
+            owner -> subscriptions.joinIfSubscribed("channel", null), timer.ticker()).retryingOn(timer, COMMAND_TIMEOUT);
+    private final LockFacade lock = new LockFacade(protocol);
+
+    private static LockConnectionException notConnected() {
+        return new LockConnectionException("Redis is unreachable for lock 'scripted'",
+                new RedisException("Currently not connected. Commands are rejected."));
+    }
+
+    private static LockRefusedException loading() {
+        return new LockRefusedException("Redis refused the call for lock 'scripted'",
+                new RedisCommandExecutionException("LOADING Redis is loading the dataset in memory"));
+    }
+
+    @Test
+    void aTryThatRedisDidNotTakeIsMadeAgainWithAGrowingPauseAndTheWaitEndsAcquired() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        protocol.answerFailure(OWNER, notConnected());
+        assertEquals(1, protocol.tries(OWNER));
+
+        long[] pausesMillis = {10, 20, 40, 80, 160, 320, 500, 500};
+        for (long pause : pausesMillis) {
+            int before = protocol.tries(OWNER);
+            timer.advance(pause - 1, TimeUnit.MILLISECONDS);
+            assertEquals(before, protocol.tries(OWNER), "no try before the pause of " + pause + " ms is over");
+            timer.advance(1, TimeUnit.MILLISECONDS);
+            assertEquals(before + 1, protocol.tries(OWNER));
+            protocol.answerFailure(OWNER, pause < 100 ? notConnected() : loading());
+        }
+        timer.advance(500, TimeUnit.MILLISECONDS);
+        protocol.answerGranted(OWNER);
+
+        assertTrue(acquired.join());
+        assertFalse(acquired.isCompletedExceptionally());
+        assertEquals(0, protocol.abandons(OWNER));
+        assertEquals(0, timer.pending());
+    }
+
+    @Test
+    void theLastTryIsMadeAtTheEndOfTheWaitNeverAfterAndItsFailureIsThrown() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ofSeconds(3), LEASE, OWNER);
+        long start = timer.ticker().read();
+        while (protocol.inFlight(OWNER)) {
+            protocol.answerFailure(OWNER, notConnected());
+            timer.advance(1, TimeUnit.MILLISECONDS);
+            while (!protocol.inFlight(OWNER) && timer.pending() > 0) {
+                timer.advance(1, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        assertEquals(TimeUnit.SECONDS.toNanos(3), protocol.lastTryNanos() - start, "the last try is made as the wait ends");
+        LockException thrown = failure(acquired);
+        assertTrue(thrown instanceof LockConnectionException, thrown.toString());
+        assertEquals(1, protocol.abandons(OWNER), "the attempt's trace is dropped as before");
+    }
+
+    @Test
+    void aZeroWaitTriesAgainForTheCommandTimeoutThenThrows() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ZERO, LEASE, OWNER);
+        while (timer.ticker().read() < COMMAND_TIMEOUT.minusMillis(2).toNanos()) {
+            if (protocol.inFlight(OWNER)) {
+                protocol.answerFailure(OWNER, loading());
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertFalse(acquired.isDone(), "still trying within the command timeout");
+        assertTrue(protocol.tries(OWNER) > 5, "tried again: " + protocol.tries(OWNER));
+
+        while (!acquired.isDone()) {
+            if (protocol.inFlight(OWNER)) {
+                protocol.answerFailure(OWNER, loading());
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(timer.ticker().read() <= COMMAND_TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(1));
+        assertTrue(failure(acquired) instanceof LockRefusedException);
+    }
+
+    @Test
+    void aZeroWaitThatOutlivesTheOutageAnswersAsIfItHadNotHappened() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ZERO, LEASE, OWNER);
+        protocol.answerFailure(OWNER, notConnected());
+        timer.advance(10, TimeUnit.MILLISECONDS);
+        protocol.answerHeld(OWNER);
+
+        assertFalse(acquired.join(), "taken: false, as a zero wait answers without an outage");
+        assertEquals(0, timer.pending());
+    }
+
+    @Test
+    void lockTriesForTheCommandTimeoutFromTheFirstFailureOfEachOutage() {
+        CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
+        protocol.answerHeldFor(OWNER, 5_000); // joins the wake-ups, tries again
+        protocol.answerHeldFor(OWNER, 5_000); // waits for the holder's lease
+        timer.advance(Duration.ofSeconds(5));
+        // Long after the start: an outage begins now.
+        protocol.answerFailure(OWNER, notConnected());
+        timer.advance(Duration.ofMillis(1_500));
+        protocol.answerFailure(OWNER, notConnected());
+        assertFalse(locked.isDone(), "within the command timeout of the outage's first failure");
+        timer.advance(Duration.ofMillis(600));
+        protocol.answerGranted(OWNER);
+        locked.join();
+
+        lock.unlockAsync(OWNER).join();
+        CompletableFuture<Void> again = lock.lockAsync(LEASE, OWNER);
+        long outageStart = timer.ticker().read();
+        protocol.answerFailure(OWNER, notConnected());
+        while (!again.isDone()) {
+            if (protocol.inFlight(OWNER)) {
+                protocol.answerFailure(OWNER, notConnected());
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(failure(again) instanceof LockConnectionException, "an outage longer than the command timeout");
+        assertEquals(COMMAND_TIMEOUT.toNanos(), protocol.lastTryNanos() - outageStart, "the last try ends the command timeout");
+    }
+
+    @Test
+    void lockAndAZeroWaitDoNotTryAgainAfterATryThatTookTheWholeCommandTimeout() {
+        CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
+        timer.advance(COMMAND_TIMEOUT);
+        protocol.answerFailure(OWNER, new LockTimeoutException("Redis did not answer within PT2S", null));
+        assertTrue(failure(locked) instanceof LockTimeoutException, "today's bound: one round trip");
+
+        CompletableFuture<Boolean> once = lock.tryLockAsync(Duration.ZERO, LEASE, 2);
+        timer.advance(COMMAND_TIMEOUT.minusMillis(100));
+        protocol.answerFailure(2, notConnected());
+        timer.advance(Duration.ofMillis(100));
+        assertEquals(2, protocol.tries(2), "tried again for what is left of the command timeout");
+        protocol.answerFailure(2, notConnected());
+        assertTrue(failure(once) instanceof LockConnectionException);
+        assertEquals(0, timer.pending());
+    }
+
+    @Test
+    void aTimedOutTryIsMadeAgainWhileTheWaitLasts() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        protocol.answerFailure(OWNER, new LockTimeoutException("Redis did not answer within PT2S", null));
+        timer.advance(10, TimeUnit.MILLISECONDS);
+        protocol.answerGranted(OWNER);
+
+        assertTrue(acquired.join());
+    }
+
+    @Test
+    void aRefusalThatMeansNoAndAFailureThatIsNotAnOutageEndTheAttemptAtOnce() {
+        CompletableFuture<Boolean> refused = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        LockRefusedException noScript = new LockRefusedException("refused",
+                new RedisCommandExecutionException("ERR Error running script"));
+        protocol.answerFailure(OWNER, noScript);
+        assertSame(noScript, failure(refused));
+
+        long other = 2;
+        CompletableFuture<Boolean> notAcknowledged = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, other);
+        LockException shortfall = new LockException("granted but only 0 of 1 replicas acknowledged it", null);
+        protocol.answerFailure(other, shortfall);
+        assertSame(shortfall, failure(notAcknowledged));
+        assertEquals(1, protocol.tries(OWNER));
+        assertEquals(1, protocol.tries(other));
+        assertEquals(0, timer.pending());
+    }
+
+    @Test
+    void aCancelDuringThePauseEndsTheAttemptAtOnceAndNoTryFollows() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        protocol.answerFailure(OWNER, notConnected());
+        timer.advance(5, TimeUnit.MILLISECONDS);
+
+        acquired.cancel(false);
+
+        assertEquals(1, protocol.abandons(OWNER), "cleaned up without waiting for the pause to end");
+        assertEquals(0, timer.pending());
+        timer.advance(Duration.ofSeconds(1));
+        assertEquals(1, protocol.tries(OWNER));
+    }
+
+    @Test
+    void theClientClosingDuringThePauseEndsTheAttemptWithTheClosedClientsException() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        protocol.answerFailure(OWNER, notConnected());
+
+        // As SharedResources.close() does: the stopped timer's dropped tasks are told so.
+        timer.stop().forEach(dropped -> ((io.latchkey.internal.time.StopAwareTask) dropped.task()).timerStopped());
+
+        assertTrue(failure(acquired).getMessage().contains("closed while waiting"));
+        assertEquals(1, protocol.abandons(OWNER));
+    }
+
+    @Test
+    void withoutATimerAFailedTryEndsTheAttemptAsBefore() {
+        ScriptedProtocol untimed = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, timer.ticker());
+        CompletableFuture<Boolean> acquired = new LockFacade(untimed).tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        LockConnectionException down = notConnected();
+        untimed.answerFailure(OWNER, down);
+        assertSame(down, failure(acquired));
+    }
+
+    private static LockException failure(CompletableFuture<?> future) {
+        assertTrue(future.isDone(), "still running");
+        try {
+            future.join();
+        } catch (CompletionException e) {
+            return (LockException) e.getCause();
+        }
+        throw new AssertionError("completed normally: " + future.join());
+    }
+}

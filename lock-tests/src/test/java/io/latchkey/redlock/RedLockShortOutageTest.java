@@ -1,0 +1,93 @@
+package io.latchkey.redlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockHold;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * API.md, "a short outage during a wait", for RedLock over three masters: masters stopped for a
+ * second and started again on their ports while {@code tryAcquire(8 s)} waits on a free lock.
+ * One master down is outlived by the quorum; a majority down is outlived by the wait, which
+ * tries again until the masters are back. No master keeps a hold the caller does not know of.
+ */
+class RedLockShortOutageTest {
+
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+    private static final Duration ATTEMPT_TIMEOUT = Duration.ofMillis(300);
+    private static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(8);
+    private static final Duration OUTAGE = Duration.ofSeconds(1);
+
+    private static Masters masters;
+
+    @BeforeAll
+    static void startMasters() {
+        masters = Masters.start(3);
+    }
+
+    @AfterAll
+    static void stopMasters() {
+        if (masters != null) {
+            masters.close();
+        }
+    }
+
+    @AfterEach
+    void repair() {
+        masters.closeClientsAndRepair();
+    }
+
+    /** Stops masters {@code 0 .. count-1} now and starts them again after {@link #OUTAGE}. */
+    private static CompletableFuture<Void> stopForASecond(int count) {
+        for (int i = 0; i < count; i++) {
+            masters.get(i).stop();
+        }
+        return CompletableFuture.runAsync(() -> {
+            for (int i = 0; i < count; i++) {
+                masters.get(i).restart();
+            }
+        }, CompletableFuture.delayedExecutor(OUTAGE.toMillis(), TimeUnit.MILLISECONDS));
+    }
+
+    @ParameterizedTest(name = "{0} of 3 masters stopped")
+    @ValueSource(ints = {1, 2, 3})
+    void aWaitOnAFreeRedLockRidesOutMastersStoppedForASecond(int stopped) throws InterruptedException {
+        LockClient client = masters.client(masters.config(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build());
+        String name = "latchkey-test:RedLockShortOutageTest:" + UUID.randomUUID();
+        DistributedLock lock = client.getRedLock(name);
+        assertThat(lock.tryLock()).as("all masters up: the client is connected").isTrue();
+        lock.unlock();
+
+        CompletableFuture<Void> restarted = stopForASecond(stopped);
+        Optional<LockHold> held = lock.tryAcquire(WAIT);
+
+        assertThat(held).as("acquired within the wait").isPresent();
+        if (stopped >= 2) {
+            assertThat(restarted).as("a majority was needed again").isDone();
+        }
+        held.get().close();
+        restarted.join();
+        await().atMost(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).equals(List.of()));
+
+        CompletableFuture<Void> again = stopForASecond(stopped);
+        Optional<LockHold> heldAsync = lock.tryAcquireAsync(WAIT, Duration.ofSeconds(10), 77L).join();
+        assertThat(heldAsync).as("the async form, acquired within the wait").isPresent();
+        heldAsync.get().close();
+        again.join();
+        await().atMost(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).equals(List.of()));
+    }
+}
