@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,6 +40,8 @@ class FairLockEvictionTest {
     private static final Duration FAIR_WAIT = Duration.ofSeconds(1);
     private static final Duration MARGIN = Duration.ofMillis(1500);
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+    /** How long after a dead waiter's place ran out a live one behind it may come to evict it: a round trip and timer slack. */
+    private static final long LATE = 800;
 
     private static RedisServer redis;
     private static FairLockRedis raw;
@@ -129,6 +132,76 @@ class FairLockEvictionTest {
         }
     }
 
+    /**
+     * A holder and the two waiters first in line, each in a process of its own, killed together
+     * (issue 28 item 5): the live waiter behind them gets the lock as soon as the later of the dead
+     * waiters' places runs out, so the lock stays free no longer than {@code fairLockWaitTimeout}
+     * after their last tries, and no longer than the longer of the lease and
+     * {@code fairLockWaitTimeout} after the kill. The kill is timed for the worst case of the
+     * cadence that once missed it (a waiter behind the second tried only every half place): the
+     * live waiter's last try before the dead ones' deadlines falls just before them.
+     */
+    @Test
+    void aKilledHolderAndTwoKilledWaitersInLineHoldUpTheNextLiveWaiterOnlyUntilTheirPlacesRunOut() throws Exception {
+        Duration lease = Duration.ofSeconds(1);
+        Duration place = Duration.ofSeconds(4);
+        String[] settings = {"watchdogTimeout=" + lease.toMillis(), "fairLockWaitTimeout=" + place.toMillis()};
+        DistributedLock next = newClient(place).getFairLock(name);
+        long nextOwner = ThreadLocalRandom.current().nextLong(1L << 48, Long.MAX_VALUE);
+        List<Process> killed = new ArrayList<>();
+        List<Path> outputs = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                outputs.add(Files.createTempFile("latchkey-fair-crash-", ".log"));
+                Process process = start(i == 0 ? FairHolderMain.class : FairWaiterMain.class, outputs.get(i), settings);
+                killed.add(process);
+                int inLine = i;
+                within(Duration.ofSeconds(60)).until(() -> !process.isAlive()
+                        || (raw.commands().exists(name) == 1 && raw.queue(name).size() == inLine));
+                assertTrue(process.isAlive(), () -> "process " + inLine + " died: " + output(outputs.get(inLine)));
+            }
+            List<String> dead = raw.queue(name);
+            CompletableFuture<Void> nextLocked = next.lockAsync(nextOwner);
+            within(Duration.ofSeconds(10)).until(() -> raw.queue(name).size() == 3);
+            String nextField = raw.queue(name).get(2);
+
+            long halfPlace = place.toMillis() / 2;
+            within(Duration.ofSeconds(30)).until(() -> {
+                Map<String, Long> deadlines = raw.timeouts(name);
+                long placesEnd = Math.max(deadlines.get(dead.get(0)), deadlines.get(dead.get(1)));
+                long lastTry = deadlines.get(nextField) - place.toMillis();
+                return Math.floorMod(placesEnd - lastTry, halfPlace) < halfPlace / 4;
+            });
+            long killedAt = System.nanoTime();
+            killed.forEach(Process::destroyForcibly); // SIGKILL: no unlock, no abandon, no more tries
+            for (Process process : killed) {
+                assertTrue(process.waitFor(10, TimeUnit.SECONDS), "a process did not die");
+            }
+            Map<String, Long> deadlines = raw.timeouts(name);
+            long placesEnd = Math.max(deadlines.get(dead.get(0)), deadlines.get(dead.get(1)));
+
+            Duration bound = lease.compareTo(place) > 0 ? lease : place;
+            nextLocked.get(bound.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS);
+            long late = raw.redisNowMillis() - placesEnd;
+            long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+            assertTrue(late < LATE, "the live waiter got the lock " + late + " ms after the dead waiters' places ran out");
+            assertTrue(idle < bound.plus(MARGIN).toMillis(), "the live waiter got the lock " + idle + " ms after the kill");
+            assertTrue(next.isHeldBy(nextOwner));
+            assertEquals(List.of(), raw.queue(name), "both dead waiters were evicted");
+
+            next.unlockAsync(nextOwner).get(5, TimeUnit.SECONDS);
+            assertEquals(List.of(), raw.keysOf(name), "nothing is left once idle");
+        } finally {
+            for (Process process : killed) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            for (Path file : outputs) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
     @Test
     void liveWaitersKeepTheirPlacesLongPastFairLockWaitTimeout() throws Exception {
         Duration shortPlace = Duration.ofSeconds(1);
@@ -170,12 +243,17 @@ class FairLockEvictionTest {
     }
 
     private Process startWaiter(Path output, String settings) throws IOException {
+        return start(FairWaiterMain.class, output, settings);
+    }
+
+    private Process start(Class<?> main, Path output, String... settings) throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = List.of(java.toString(),
+        List<String> command = new ArrayList<>(List.of(java.toString(),
                 "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"),
-                FairWaiterMain.class.getName(),
-                redis.uri(), name, settings);
+                main.getName(),
+                redis.uri(), name));
+        command.addAll(List.of(settings));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     }
 

@@ -138,10 +138,11 @@ class FairLockScriptsTest {
     @Test
     void waitBoundIsHalfThePlaceBehindTheFirstAndTheHoldersLeaseForTheFirst() {
         acquire(HOLDER, 5_000, PLACE);
-        acquire(A, LEASE, 4_000);
+        acquire(A, LEASE, 1_200_000);
         acquire(B);
 
-        assertThat(acquire(C, LEASE, 600_000)).as("third in line: half its place").isEqualTo(300_000L);
+        assertThat(acquire(C, LEASE, 600_000)).as("third in line: half its place, while the first's lasts longer")
+                .isEqualTo(300_000L);
         assertThat(acquire(A, LEASE, 4_000)).as("first in line: half its place, shorter than the lease")
                 .isEqualTo(2_000L);
         assertThat(acquire(A, LEASE, 60_000)).as("first in line: the holder's lease")
@@ -157,6 +158,39 @@ class FairLockScriptsTest {
         Long wait = acquire(B);
 
         assertThat(wait).isBetween(1L, 300L);
+    }
+
+    @Test
+    void everyoneBehindTheFirstWaitsNoLongerThanTheFirstOnesPlaceLasts() {
+        // If the first and the second are dead (say, two threads of one killed process), only a
+        // waiter further back can evict them: it must come at the first one's deadline, not up to
+        // half its own place later (issue 28: a free lock idle for 6 s with a 4 s place).
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() + 300, A);
+
+        assertThat(acquire(C)).as("third in line").isBetween(1L, 300L);
+    }
+
+    @Test
+    void aWaiterBehindDeadOnesEvictsThoseWhosePlacesRanOutAndWaitsForTheNextOnesDeadline() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() + 300, B);
+        redis.del(LOCK);
+
+        assertThat(acquire(C)).as("B's place lasts 300 ms more").isBetween(1L, 300L);
+        assertThat(raw.queue(LOCK)).containsExactly(B, C);
+
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, B);
+        assertThat(acquire(C)).as("both places ran out: C takes the free lock").isNull();
+        assertThat(holds()).containsOnlyKeys(C);
+        assertThat(raw.keysOf(LOCK)).containsExactly(LOCK);
     }
 
     @Test

@@ -17,8 +17,18 @@ public final class FairWaiterMain {
     }
 
     public static void main(String[] args) {
+        LockClient client = client("FairWaiterMain", args);
+        System.out.println("WAITING");
+        System.out.flush();
+        client.getFairLock(args[1]).lock();
+        System.out.println("LOCKED, which the test never lets happen");
+        System.out.flush();
+    }
+
+    /** @return a client to the Redis URI in {@code args[0]} with the settings from {@code args[2]} on */
+    static LockClient client(String main, String[] args) {
         if (args.length < 2) {
-            System.err.println("usage: FairWaiterMain <redis-uri> <lock-name> [watchdogTimeout=<ms>] [fairLockWaitTimeout=<ms>]");
+            System.err.println("usage: " + main + " <redis-uri> <lock-name> [watchdogTimeout=<ms>] [fairLockWaitTimeout=<ms>]");
             System.exit(2);
         }
         LockConfig.Builder config = LockConfig.builder().address(args[0]);
@@ -31,11 +41,6 @@ public final class FairWaiterMain {
                 default -> throw new IllegalArgumentException("unknown setting " + args[i]);
             }
         }
-        LockClient client = LockClient.create(config.build());
-        System.out.println("WAITING");
-        System.out.flush();
-        client.getFairLock(args[1]).lock();
-        System.out.println("LOCKED, which the test never lets happen");
-        System.out.flush();
+        return LockClient.create(config.build());
     }
 }

@@ -29,7 +29,9 @@ import java.util.concurrent.CompletableFuture;
  * {@code fairLockWaitTimeout}. The lock goes to the first in line only; a waiter whose deadline
  * passed while it was first in line is evicted by the next try of anyone, so a dead process
  * cannot block the queue. Each answer bounds the wait so that a live waiter always tries again
- * well before its deadline, the first in line also before the holder's lease runs out. Unlock
+ * well before its deadline, the first in line also before the holder's lease runs out, everyone
+ * behind it also by the first one's deadline (so that dead waiters in a row are evicted as their
+ * places run out, whoever the first live waiter behind them is). Unlock
  * wakes the first in line by name, nobody else; so does any change of who is first (a grant, an
  * eviction, a waiter giving up), so that the new first watches the holder's lease. A waiter that
  * gives up leaves the queue at once ({@link #abandon}). Re-entry, leases and the watchdog are

@@ -18,8 +18,9 @@
 -- Returns {1, hold count, token} when the caller now holds the lock; {-1, 0} when ARGV[6] names
 -- a hold that is gone, and nothing changed; else {0, the milliseconds to wait at most before
 -- the next try (which also keeps the caller's place)}: at most half of ARGV[3]; for the first in
--- line also at most the holder's lease; for the second in line also at most the time until the
--- first one's place runs out, so that a dead first waiter is evicted without any message.
+-- line also at most the holder's lease; for everyone behind it also at most the time until the
+-- first one's place runs out, so that dead waiters at the head, however many in a row, are
+-- evicted as their places run out, without any message.
 -- Whenever someone else becomes first in line (the caller took the lock, or evicted the ones
 -- before it), that waiter is woken by name: it must watch the holder's lease from now on.
 -- Cost: O(log n) in the queue length n, plus O(log n) for each expired waiter evicted; at most
@@ -150,7 +151,12 @@ if head == caller then
     if holder_lease > 0 and holder_lease < wait then
         wait = holder_lease
     end
-elseif evicted == max_evictions or redis.call('lindex', queue, 1) == caller then
+else
+    -- Everyone behind the first, not only the second, tries again when the first one's place
+    -- runs out: if the waiters between are dead too, the second is no one to count on, and a
+    -- waiter further back that kept its own cadence came up to half its place late (a free lock
+    -- idle for 1.5 x the place, issue 28). A live first pushes its deadline back at least every
+    -- half place, so this cap binds only when the first has stopped trying.
     local deadline = redis.call('zscore', timeouts, head)
     local left = deadline and (tonumber(deadline) - now) or 0
     wait = math.max(1, math.min(wait, left))
