@@ -260,7 +260,7 @@ public final class BenchmarkSuite {
 
     private Attempt runOne(Scenario scenario, Library library, int round, int rounds, long index, long runs) {
         String runId = scenario.id + "-" + library.id + "-f" + (round + 1);
-        out.printf("[%2d/%d] %-20s %-9s %-9s ", index, runs, scenario.id, library.title,
+        out.printf("[%2d/%d] %-20s %-11s %-9s ", index, runs, scenario.id, library.title,
                 "fork " + (round + 1) + "/" + rounds);
         out.flush();
         if (library == Library.LATCHKEY && missingKinds.containsKey(scenario.kind)) {
@@ -403,6 +403,10 @@ public final class BenchmarkSuite {
                 + "'s RedisLockRegistry in PUB_SUB_LOCK mode over Spring Data Redis's LettuceConnectionFactory (defaults),"
                 + " its lease the watchdog lease, renewed by its renewal scheduler; it has only the plain lock, so it"
                 + " runs in the uncontended, hot, two-JVM and many-keys scenarios (n/a elsewhere).");
+        report.note("in-JVM fair and in-JVM are java.util.concurrent.locks.ReentrantLock(true) and (false) in the"
+                + " benchmark's JVM, taken by the hot-lock scenarios' same threads over the same critical section"
+                + " (the exclusion check), with no Redis: the limit local hand-off is measured against. The non-fair"
+                + " one is mostly taken again by the thread that released it, so it bounds barging, not hand-off.");
         report.note(String.format(Locale.ROOT, "JMH: %d warm-up × %d s, %d measurement × %d s, %d fork%s per library"
                         + " and scenario (%s), libraries alternating fork by fork; watchdog: 1 fork, lease %d s,"
                         + " hold %d s.", timing.warmups, timing.warmupSeconds, timing.measurements,

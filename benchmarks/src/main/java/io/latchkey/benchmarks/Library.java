@@ -1,6 +1,7 @@
 package io.latchkey.benchmarks;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 
 /** The libraries under test, Latchkey and its comparators; {@link #id} is the value of the benchmarks' {@code library} parameter. */
@@ -8,7 +9,17 @@ public enum Library {
     LATCHKEY("latchkey", "Latchkey"),
     REDISSON("redisson", "Redisson"),
     /** Spring Integration's {@code RedisLockRegistry}: the plain lock only. */
-    SPRING("spring", "Spring");
+    SPRING("spring", "Spring"),
+    /** The limit of the hot-lock scenarios: a fair {@code java.util.concurrent.locks.ReentrantLock}, no Redis. */
+    IN_JVM_FAIR("jvm-fair", "in-JVM fair"),
+    /** A non-fair {@code ReentrantLock}, no Redis: the releasing thread mostly takes it again. */
+    IN_JVM("jvm", "in-JVM");
+
+    /** The Redis-backed libraries, in the column order of the report's tables. */
+    static final List<Library> OVER_REDIS = List.of(LATCHKEY, REDISSON, SPRING);
+
+    /** The in-JVM references, in column order. */
+    static final List<Library> IN_JVM_REFERENCES = List.of(IN_JVM_FAIR, IN_JVM);
 
     /** The JMH parameter value. */
     public final String id;
@@ -21,7 +32,7 @@ public enum Library {
     }
 
     /**
-     * @param id {@code latchkey}, {@code redisson} or {@code spring}, any case
+     * @param id {@code latchkey}, {@code redisson}, {@code spring}, {@code jvm-fair} or {@code jvm}, any case
      * @return the library
      * @throws IllegalArgumentException for any other value
      */
@@ -31,7 +42,7 @@ public enum Library {
                 return library;
             }
         }
-        throw new IllegalArgumentException("library must be latchkey, redisson or spring: " + id);
+        throw new IllegalArgumentException("library must be latchkey, redisson, spring, jvm-fair or jvm: " + id);
     }
 
     /**
@@ -54,8 +65,12 @@ public enum Library {
                 return new LatchkeyBackend(watchdogLease);
             case REDISSON:
                 return new RedissonBackend(watchdogLease);
-            default:
+            case SPRING:
                 return new SpringBackend(watchdogLease);
+            case IN_JVM_FAIR:
+                return new InJvmBackend(true);
+            default:
+                return new InJvmBackend(false);
         }
     }
 }

@@ -32,8 +32,16 @@ final class Scenario {
     final OptionalDouble p99Target;
     /** What one operation of the JMH score is: "acquisitions", "handoffs". */
     final String unit;
-    /** The libraries that can express it: Latchkey and Redisson always, Spring where {@code withSpring()} adds it. */
+    /**
+     * The libraries that can express it: Latchkey and Redisson always, Spring and the in-JVM locks
+     * where {@code withSpring()} and {@code withInJvm} add them.
+     */
     final Set<Library> libraries;
+    /**
+     * The target for Latchkey's throughput as a fraction of the fair in-JVM lock's, where the
+     * scenario runs the in-JVM references ({@code withInJvm}).
+     */
+    final OptionalDouble inJvmTarget;
 
     private Scenario(String id, String title, Class<?> benchmarkClass, String method, int threads,
             Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, String unit) {
@@ -44,12 +52,12 @@ final class Scenario {
             Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, OptionalDouble p99Target,
             String unit) {
         this(id, title, benchmarkClass, method, threads, params, kind, shape, target, p99Target, unit,
-                EnumSet.of(Library.LATCHKEY, Library.REDISSON));
+                EnumSet.of(Library.LATCHKEY, Library.REDISSON), OptionalDouble.empty());
     }
 
     private Scenario(String id, String title, Class<?> benchmarkClass, String method, int threads,
             Map<String, String> params, Kind kind, Shape shape, OptionalDouble target, OptionalDouble p99Target,
-            String unit, Set<Library> libraries) {
+            String unit, Set<Library> libraries, OptionalDouble inJvmTarget) {
         this.id = id;
         this.title = title;
         this.benchmarkClass = benchmarkClass;
@@ -62,12 +70,27 @@ final class Scenario {
         this.p99Target = p99Target;
         this.unit = unit;
         this.libraries = Set.copyOf(libraries);
+        this.inJvmTarget = inJvmTarget;
     }
 
     /** @return this scenario, run with Spring's {@code RedisLockRegistry} too (it has the plain lock only) */
     private Scenario withSpring() {
+        Set<Library> more = EnumSet.copyOf(libraries);
+        more.add(Library.SPRING);
         return new Scenario(id, title, benchmarkClass, method, threads, params, kind, shape, target, p99Target, unit,
-                EnumSet.allOf(Library.class));
+                more, inJvmTarget);
+    }
+
+    /**
+     * @param goal Latchkey's throughput as a fraction of the fair in-JVM lock's to reach
+     * @return this scenario, run with the in-JVM {@code ReentrantLock}s too (plain-lock scenarios
+     *     whose benchmark takes the lock by thread only)
+     */
+    private Scenario withInJvm(double goal) {
+        Set<Library> more = EnumSet.copyOf(libraries);
+        more.addAll(Library.IN_JVM_REFERENCES);
+        return new Scenario(id, title, benchmarkClass, method, threads, params, kind, shape, target, p99Target, unit,
+                more, OptionalDouble.of(goal));
     }
 
     /** @return JMH's include pattern for exactly this benchmark method */
@@ -115,7 +138,7 @@ final class Scenario {
     private static Scenario hot(int threads) {
         return new Scenario("hot-" + threads, "one hot lock, " + threads + " threads in one JVM",
                 HotLockBenchmark.class, "lockUnlock", threads, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions").withSpring();
+                OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions").withSpring().withInJvm(0.8);
     }
 
     private static Scenario fair(int threads) {

@@ -68,7 +68,8 @@ final class SuiteReport {
                     ? watchdogTable(scenario, byLibrary) : throughputTable(scenario, byLibrary);
             out.append(table.render(2));
             for (RunOutcome outcome : byLibrary.values()) {
-                if (outcome.status == RunOutcome.Status.SKIPPED || calls(outcome).isEmpty()) {
+                if (outcome.status == RunOutcome.Status.SKIPPED || calls(outcome).isEmpty()
+                        || Library.IN_JVM_REFERENCES.contains(outcome.library)) {
                     continue;
                 }
                 if (scenario.shape == Scenario.Shape.THROUGHPUT) {
@@ -78,6 +79,18 @@ final class SuiteReport {
                 } else {
                     out.append("  Redis commands during the hold, ").append(outcome.library.title).append(": ")
                             .append(commands(outcome)).append('\n');
+                }
+            }
+            for (Library reference : Library.IN_JVM_REFERENCES) {
+                if (scenario.libraries.contains(reference) && byLibrary.get(reference) != null
+                        && byLibrary.get(reference).status == RunOutcome.Status.OK) {
+                    out.append("  ").append(reference.title).append(" (ReentrantLock): ")
+                            .append(estimateCell(scenario, byLibrary, reference, SCORE, TextTable::count))
+                            .append(' ').append(scenario.unit).append("/s, wait p99 ")
+                            .append(cell(scenario, byLibrary, reference,
+                                    valueOf(byLibrary.get(reference), o -> o.metric(Keys.WAIT_P99)), TextTable::millis))
+                            .append("; Latchkey / it: ").append(verdict(byLibrary, reference, SCORE, true))
+                            .append('\n');
                 }
             }
             for (RunOutcome outcome : byLibrary.values()) {
@@ -95,6 +108,11 @@ final class SuiteReport {
                 + " all JVMs): script calls = EVAL, EVALSHA and kin; subscription changes = (S|P)SUBSCRIBE"
                 + " and (S|P)UNSUBSCRIBE ====\n");
         out.append(callsTable().render(2));
+        if (outcomes.keySet().stream().anyMatch(scenario -> scenario.inJvmTarget.isPresent())) {
+            out.append("\n==== The in-JVM limit (ratio = Latchkey / java.util.concurrent.locks.ReentrantLock over the"
+                    + " same critical section and threads, with a verdict only where the intervals do not overlap) ====\n");
+            out.append(inJvmTable().render(2));
+        }
         if (!notes.isEmpty()) {
             out.append("\nNotes:\n");
             notes.forEach(note -> out.append("  - ").append(note).append('\n'));
@@ -203,7 +221,7 @@ final class SuiteReport {
             Function<RunOutcome, OptionalDouble> value, DoubleFunction<String> format) {
         List<String> cells = new ArrayList<>();
         cells.add(label);
-        for (Library library : Library.values()) {
+        for (Library library : Library.OVER_REDIS) {
             cells.add(cell(scenario, byLibrary, library, valueOf(byLibrary.get(library), value), format));
         }
         OptionalDouble latchkey = valueOf(byLibrary.get(Library.LATCHKEY), value);
@@ -219,7 +237,7 @@ final class SuiteReport {
             String label, Measure measure, boolean higherIsBetter, DoubleFunction<String> format, String target) {
         List<String> cells = new ArrayList<>();
         cells.add(label);
-        for (Library library : Library.values()) {
+        for (Library library : Library.OVER_REDIS) {
             cells.add(estimateCell(scenario, byLibrary, library, measure, format));
         }
         for (Library comparator : COMPARATORS) {
@@ -232,7 +250,7 @@ final class SuiteReport {
     private static String[] samplesRow(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
         List<String> cells = new ArrayList<>();
         cells.add("  samples of the interval");
-        for (Library library : Library.values()) {
+        for (Library library : Library.OVER_REDIS) {
             RunOutcome outcome = byLibrary.get(library);
             if (!scenario.libraries.contains(library)) {
                 cells.add("n/a");
@@ -317,8 +335,31 @@ final class SuiteReport {
                             TextTable::millis),
                     cell(scenario, byLibrary, Library.SPRING, valueOf(byLibrary.get(Library.SPRING), p99),
                             TextTable::millis),
-                    Library.stream(scenario).map(l -> shortExclusion(byLibrary.get(l)))
+                    Library.stream(scenario).filter(Library.OVER_REDIS::contains).map(l -> shortExclusion(byLibrary.get(l)))
                             .collect(Collectors.joining(" / ")));
+        });
+        return table;
+    }
+
+    /** Latchkey against the in-JVM locks, for the scenarios that ran them, with the goal against the fair one. */
+    private TextTable inJvmTable() {
+        TextTable table = new TextTable("scenario", "Latchkey", "in-JVM fair", "Latchkey/in-JVM fair", "target",
+                "in-JVM non-fair", "Latchkey/in-JVM non-fair");
+        outcomes.forEach((scenario, byLibrary) -> {
+            if (scenario.inJvmTarget.isEmpty()) {
+                return;
+            }
+            Optional<Estimate> latchkey = SCORE.estimate(byLibrary.get(Library.LATCHKEY));
+            Optional<Estimate> fair = SCORE.estimate(byLibrary.get(Library.IN_JVM_FAIR));
+            double goal = scenario.inJvmTarget.getAsDouble();
+            table.row(scenario.id,
+                    estimateCell(scenario, byLibrary, Library.LATCHKEY, SCORE, TextTable::count),
+                    estimateCell(scenario, byLibrary, Library.IN_JVM_FAIR, SCORE, TextTable::count),
+                    verdict(byLibrary, Library.IN_JVM_FAIR, SCORE, true),
+                    latchkey.isPresent() && fair.isPresent() ? Verdict.atLeast(latchkey.get(), fair.get(), goal)
+                            : String.format(Locale.ROOT, "≥ %.1f", goal),
+                    estimateCell(scenario, byLibrary, Library.IN_JVM, SCORE, TextTable::count),
+                    verdict(byLibrary, Library.IN_JVM, SCORE, true));
         });
         return table;
     }
@@ -334,7 +375,7 @@ final class SuiteReport {
             cells.add(scenario.id);
             for (Function<RunOutcome, OptionalDouble> count : List.<Function<RunOutcome, OptionalDouble>>of(
                     SuiteReport::scriptCalls, SuiteReport::subscriptionChanges)) {
-                for (Library library : Library.values()) {
+                for (Library library : Library.OVER_REDIS) {
                     cells.add(cell(scenario, byLibrary, library,
                             valueOf(byLibrary.get(library), o -> perAcquisition(o, count.apply(o))),
                             SuiteReport::threeDecimals));

@@ -1,5 +1,6 @@
 package io.latchkey.benchmarks;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,6 +63,35 @@ class SuiteReportTest {
                 + " +≥ 3\\.0 met .*ok / ok / ok\\n.*"), text);
         assertTrue(text.matches("(?s).*\\n  hot-8 +2\\.000 +2\\.000 +2\\.000 +0\\.000 +0\\.000 +0\\.000\\n.*"), text);
         assertFalse(report.failed());
+    }
+
+    @Test
+    void hotScenariosShowLatchkeyAgainstTheInJvmLocksWithTheGoalAgainstTheFairOne() {
+        SuiteReport report = new SuiteReport();
+        Scenario hot = scenario("hot-8");
+        report.add(threeForks(hot, Library.LATCHKEY, 60_000, metrics(600_000, 400_000)));
+        report.add(threeForks(hot, Library.REDISSON, 6_000, metrics(60_000, 4_000_000)));
+        report.add(threeForks(hot, Library.IN_JVM_FAIR, 90_000, metrics(900_000, 300_000)));
+        report.add(threeForks(hot, Library.IN_JVM, 9_000_000, metrics(90_000_000, 1_000)));
+
+        String text = report.render("env");
+
+        assertTrue(text.matches("(?s).*acquisitions/s \\(JMH\\) +60,000 ± \\S+ +6,000 ± \\S+ +— +10\\.00 faster .*"), text);
+        assertTrue(text.matches("(?s).*\\n  in-JVM fair \\(ReentrantLock\\): 90,000 ± \\S+ acquisitions/s, wait p99 0\\.300 ms;"
+                + " Latchkey / it: 0\\.67 slower\\n.*"), text);
+        assertTrue(text.matches("(?s).*==== The in-JVM limit .*\\n  hot-8 +60,000 ± \\S+ +90,000 ± \\S+ +0\\.67 slower"
+                + " +≥ 0\\.8 MISSED +9,000,000 ± \\S+ +0\\.01 slower\\n.*"), text);
+        assertTrue(text.matches("(?s).*\\n  hot-8 +acq .* ok / ok / —\\n.*"), text);
+        assertFalse(report.failed());
+    }
+
+    @Test
+    void onlyTheHotLockScenariosRunTheInJvmLocks() {
+        for (Scenario scenario : Scenario.all()) {
+            assertEquals(scenario.id.startsWith("hot-"), scenario.libraries.contains(Library.IN_JVM_FAIR), scenario.id);
+            assertEquals(scenario.id.startsWith("hot-"), scenario.libraries.contains(Library.IN_JVM), scenario.id);
+            assertEquals(scenario.id.startsWith("hot-"), scenario.inJvmTarget.isPresent(), scenario.id);
+        }
     }
 
     @Test
