@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -88,6 +89,39 @@ class RedLockShortOutageTest {
         assertThat(heldAsync).as("the async form, acquired within the wait").isPresent();
         heldAsync.get().close();
         again.join();
+        await().atMost(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).equals(List.of()));
+    }
+
+    /**
+     * A majority paused past the attempt timeout: the first try is unanswered and tried again,
+     * and that retry is queued on each paused master behind the first try, which the master
+     * grants once resumed. The late grant's release must not take back the retry's grant, which
+     * the RedLock counts: once acquired, a majority of masters must still hold the lock.
+     */
+    @Test
+    void aLateGrantOfAnUnansweredTryIsNotReleasedOverTheRetrysGrant() throws InterruptedException {
+        LockClient client = masters.client(masters.config(Duration.ofSeconds(2), ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build());
+        String name = "latchkey-test:RedLockShortOutageTest:late:" + UUID.randomUUID();
+        DistributedLock lock = client.getRedLock(name);
+        assertThat(lock.tryLock()).as("all masters up: the client is connected").isTrue();
+        lock.unlock();
+
+        masters.get(0).pause();
+        masters.get(1).pause();
+        CompletableFuture<Optional<LockHold>> acquiring = lock.tryAcquireAsync(WAIT, Duration.ofSeconds(30), 78L);
+        // Within the first retry's attempt timeout: the first try (0 .. 300 ms) went unanswered,
+        // the retry (from about 310 ms) waits on each paused master behind it.
+        Thread.sleep(ATTEMPT_TIMEOUT.toMillis() + 150);
+        masters.get(0).resume();
+        masters.get(1).resume();
+        Optional<LockHold> held = acquiring.join();
+        assertThat(held).as("acquired within the wait").isPresent();
+
+        // Whatever the late grants' releases do has been done by then.
+        Thread.sleep(500);
+        assertThat(masters.mastersHolding(name)).as("masters that still hold the acquired RedLock")
+                .hasSizeGreaterThanOrEqualTo(masters.majority());
+        held.get().close();
         await().atMost(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).equals(List.of()));
     }
 }

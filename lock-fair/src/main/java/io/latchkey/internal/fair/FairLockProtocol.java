@@ -105,10 +105,10 @@ public final class FairLockProtocol implements LockProtocol {
                         new String[] {lock, queue, channel}, field, context.publishCommand(), call, "end", Long.toString(token));
             }
 
-            @Override
-            public CompletableFuture<?> afterUndo(String field) {
-                return leaveQueue(field);
-            }
+            // No afterUndo: an acquire whose answer was lost is settled while its attempt may still
+            // try again within its wait (a short outage), and a place in line it took is then
+            // still the waiter's. The attempt leaves the queue itself when it ends (abandon),
+            // and a grant takes it out of the queue.
         });
     }
 

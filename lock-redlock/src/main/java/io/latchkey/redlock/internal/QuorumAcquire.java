@@ -103,7 +103,7 @@ final class QuorumAcquire {
                 } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
                     failure = cause; // a Redis failure says more than a slow answer
                 }
-                releaseWhenAnswered(masters.get(i), owner, sent.get(i));
+                releaseWhenAnswered(masters.get(i), owner, heldToken, sent.get(i));
                 continue;
             }
             TryResult result = answer.join();
@@ -194,10 +194,17 @@ final class QuorumAcquire {
      * once it is known. A grant whose answer is lost for good (reset, Redis timeout) is the
      * master's own protocol's to settle: it undoes exactly that grant once the master answers, so
      * releasing here too would take back one hold too many.
+     *
+     * <p>A late new hold is ended by its token, not released by one level: the owner's next try,
+     * sent after this one is tried again, waits on the master behind the late one and replaces
+     * its hold with one of a new token, which a release queued behind it would take back while the
+     * RedLock counts it.
      */
-    private void releaseWhenAnswered(Master master, long owner, CompletableFuture<TryResult> sent) {
+    private void releaseWhenAnswered(Master master, long owner, long heldToken, CompletableFuture<TryResult> sent) {
         sent.whenComplete((answer, failure) -> {
-            if (failure == null && answer.acquired()) {
+            if (failure == null && answer.acquired() && heldToken == 0) {
+                master.endLost(owner, answer.grant().fencingToken());
+            } else if (failure == null && answer.acquired()) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
                     if (releaseFailure != null && !(Failures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
