@@ -116,6 +116,7 @@ class FaultHarnessTest {
         Output unknown = run("--faults", "earthquake");
         Output ring = run("--topology", "ring");
         Output tooShort = run("--watchdog", "100ms");
+        Output noWait = run("--wait", "0ms");
 
         assertEquals(FaultHarness.USAGE, unknown.status, unknown::describe);
         assertTrue(unknown.err.contains("no fault named 'earthquake'"), unknown::describe);
@@ -123,6 +124,8 @@ class FaultHarnessTest {
         assertTrue(ring.err.contains("--topology must be single, sentinel or cluster: ring"), ring::describe);
         assertEquals(FaultHarness.USAGE, tooShort.status, tooShort::describe);
         assertTrue(tooShort.err.contains("--watchdog must be at least 600ms: 100ms"), tooShort::describe);
+        assertEquals(FaultHarness.USAGE, noWait.status, noWait::describe);
+        assertTrue(noWait.err.contains("--wait must be positive: 0ms"), noWait::describe);
     }
 
     /** @return the cells of the fault's row in the final table, split where two spaces or more stand */
