@@ -90,8 +90,9 @@ final class FaultReport {
                 .append("  a later hold had entered or had the same token; longest stall: longest time a lock went\n")
                 .append("  without a new grant; hung: workers silent for 3 leases (or the wait and a lease) after\n")
                 .append("  the fault ended.\n")
-                .append("  wait exceptions: LockExceptions of tryAcquire(wait) calls whose wait outlived the outage\n")
-                .append("  (must be 0); other exceptions: those of acquire(), tryAcquire(0) and close().\n");
+                .append("  wait exceptions: LockExceptions of tryAcquire(wait) calls, thrown before their wait was\n")
+                .append("  over (must be 0); other exceptions: those of acquire(), tryAcquire(0) and close(), and of\n")
+                .append("  a tryAcquire(wait) that met the outage at the end of its wait.\n");
         appendExceptions(text);
         for (String note : notes) {
             text.append("  note: ").append(note).append('\n');
@@ -129,7 +130,8 @@ final class FaultReport {
                 }
                 List<String> types = new ArrayList<>();
                 byType.forEach((type, count) -> types.add(type + " " + count
-                        + (call == LockCall.WAIT ? " (\"" + tally.example(call, type) + "\")" : "")));
+                        + (call == LockCall.WAIT || call == LockCall.WAIT_OVER
+                                ? " (\"" + tally.example(call, type) + "\")" : "")));
                 calls.add(call.label + ": " + String.join(", ", types));
             }
             text.append("    ").append(fault.label).append(": ").append(String.join("; ", calls)).append('\n');

@@ -143,7 +143,8 @@ public final class FaultWorker {
             try {
                 hold = acquire(locks.get(which), call);
             } catch (LockException e) {
-                reportException(thread, call, e);
+                boolean waitOver = call == LockCall.WAIT && System.nanoTime() - began >= wait.toNanos();
+                reportException(thread, waitOver ? LockCall.WAIT_OVER : call, e);
                 LockSupport.parkNanos(ERROR_BACKOFF.toNanos());
                 continue;
             } catch (InterruptedException e) {

@@ -12,12 +12,13 @@ import org.junit.jupiter.api.Test;
 class FaultReportTest {
 
     @Test
-    void aWaitThatThrowsFailsItsRowWhileBoundedCallsThatThrowDoNot() {
+    void aWaitThatThrowsBeforeItsEndFailsItsRowWhileBoundedCallsAndWaitsThatRanOutDoNot() {
         Map<Fault, FaultTally> tallies = tallies();
         FaultTally restart = tallies.get(Fault.RESTART_AOF);
         restart.on(WorkerEvent.EXCEPTION, "l LockConnectionException Currently not connected");
         restart.on(WorkerEvent.EXCEPTION, "z LockRefusedException LOADING Redis is loading");
         restart.on(WorkerEvent.EXCEPTION, "r LockConnectionException Connection reset");
+        restart.on(WorkerEvent.EXCEPTION, "x LockConnectionException Currently not connected");
         FaultTally sleep = tallies.get(Fault.DEBUG_SLEEP);
         sleep.on(WorkerEvent.EXCEPTION, "w LockTimeoutException Command timed out after 500 ms");
 
@@ -28,7 +29,8 @@ class FaultReportTest {
         assertFalse(report.passed(), text);
         assertTrue(text.contains("FAIL: DEBUG SLEEP > command timeout: 1 tryAcquire(wait) calls threw"), text);
         assertFalse(text.contains("FAIL: Redis kill -9, restart with AOF"), text);
-        assertTrue(text.contains("Redis kill -9, restart with AOF: acquire(): LockConnectionException 1; "
+        assertTrue(text.contains("Redis kill -9, restart with AOF: tryAcquire(wait) at its end: "
+                + "LockConnectionException 1 (\"Currently not connected\"); acquire(): LockConnectionException 1; "
                 + "tryAcquire(0): LockRefusedException 1; close(): LockConnectionException 1"), text);
         assertTrue(text.contains("DEBUG SLEEP > command timeout: tryAcquire(wait): LockTimeoutException 1 "
                 + "(\"Command timed out after 500 ms\")"), text);
