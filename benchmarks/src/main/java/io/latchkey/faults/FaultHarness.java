@@ -137,6 +137,8 @@ public final class FaultHarness {
         out.printf("Latchkey fault harness: %d worker JVMs × %d threads on %s; lease (watchdog) %d ms, "
                         + "renewal %d ms, command timeout %d ms%n",
                 options.workers, options.threads, String.join(", ", locks), lease(), renewal(), commandTimeout());
+        out.printf("Acquisitions: half tryAcquire(%d ms), longer than every outage here; 35 %% acquire(); "
+                + "15 %% tryAcquire(0)%n", options.wait.toMillis());
         CriticalSections sections = options.sections;
         out.printf("Critical sections per 1,000 holds: %d empty, %d of 1-40 ms, %d longer than the renewal period%n",
                 sections.emptyPerMille(), sections.shortPerMille(), sections.longPerMille());
@@ -298,19 +300,21 @@ public final class FaultHarness {
         return List.of(lockRedis.workerUri(), checkerUri, id, Integer.toString(options.threads),
                 Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()),
                 Long.toString(options.fixedLease == null ? 0 : options.fixedLease.toMillis()),
-                options.sections.toString());
+                options.sections.toString(), Long.toString(options.wait.toMillis()));
     }
 
     /**
-     * Every 250 ms, unless a fault is being injected: a worker silent for three watchdog timeouts
-     * since the last fault ended is hung; one that died by itself is a failure as well.
+     * Every 250 ms, unless a fault is being injected: a worker silent since the last fault ended
+     * for three watchdog timeouts, or for a lease more than the {@code tryAcquire} wait if that is
+     * longer, is hung; one that died by itself is a failure as well.
      */
     private void watchWorkers() {
         if (injecting) {
             return;
         }
         FaultTally tally = current;
-        int found = workers.watch(TimeUnit.MILLISECONDS.toNanos(3 * lease()),
+        long limit = Math.max(3 * lease(), options.wait.toMillis() + lease());
+        int found = workers.watch(TimeUnit.MILLISECONDS.toNanos(limit),
                 trouble -> notes.add(tally.fault.label + ": " + trouble));
         tally.hungWorkers.addAndGet(found);
     }

@@ -47,6 +47,8 @@ final class FaultOptions {
             "  --locks N          lock names; every third is a fair lock           (default 3)",
             "  --watchdog D       watchdog timeout (the lease), e.g. 2s            (default 2s)",
             "  --phase D          how long to watch after each fault               (default 3s)",
+            "  --wait D           the wait of the tryAcquire(wait) calls (half of them), longer",
+            "                     than every outage the harness makes              (default 10s)",
             "  --acquisitions N   repeat the schedule until N holds were granted   (default: once)",
             "  --sections E,S,L   critical sections per 1000 holds: empty, 1-40 ms,",
             "                     longer than the renewal period                   (default " + CriticalSections.DEFAULT + ")",
@@ -71,6 +73,7 @@ final class FaultOptions {
     final int locks;
     final Duration watchdog;
     final Duration phase;
+    final Duration wait;
     final Duration fixedLease;
     final CriticalSections sections;
     final long acquisitions;
@@ -86,6 +89,7 @@ final class FaultOptions {
         this.locks = b.locks;
         this.watchdog = b.watchdog;
         this.phase = b.phase;
+        this.wait = b.wait;
         this.fixedLease = b.fixedLease;
         this.sections = b.sections;
         this.acquisitions = b.acquisitions;
@@ -125,6 +129,9 @@ final class FaultOptions {
                 case "--phase":
                     b.phase = duration(option, value(args, ++i, option));
                     break;
+                case "--wait":
+                    b.wait = duration(option, value(args, ++i, option));
+                    break;
                 case "--acquisitions":
                     b.acquisitions = positive(option, value(args, ++i, option));
                     break;
@@ -149,6 +156,9 @@ final class FaultOptions {
                 default:
                     throw new UsageException("unknown option: " + option);
             }
+        }
+        if (b.wait.toMillis() <= 0) {
+            throw new UsageException("--wait must be positive: " + b.wait.toMillis() + "ms");
         }
         if (b.watchdog.toMillis() < 600) {
             throw new UsageException("--watchdog must be at least 600ms: " + b.watchdog.toMillis() + "ms");
@@ -252,6 +262,7 @@ final class FaultOptions {
         int locks = 3;
         Duration watchdog = Duration.ofSeconds(2);
         Duration phase = Duration.ofSeconds(3);
+        Duration wait = Duration.ofSeconds(10);
         Duration fixedLease;
         CriticalSections sections = CriticalSections.DEFAULT;
         long acquisitions = 0;

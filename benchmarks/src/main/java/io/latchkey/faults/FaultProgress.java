@@ -50,7 +50,7 @@ final class FaultProgress {
         long exceptions = 0;
         long hung = 0;
         for (FaultTally tally : tallies.values()) {
-            exceptions += tally.lockExceptions.get();
+            exceptions += tally.exceptions();
             hung += tally.hungWorkers.get();
         }
         String line = String.format(Locale.ROOT,

@@ -23,19 +23,26 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * One worker JVM of the fault harness: a {@link LockClient} whose threads take the harness's
  * locks over and over, each hold marked on the {@link Checker} and writing to its fenced
- * resource, until the harness ends the process. Each thread waits at most one watchdog timeout
- * for a lock, so that a thread that makes no progress for longer is a hang, not a queue.
+ * resource, until the harness ends the process. Each acquisition is one of three calls, drawn
+ * per acquisition ({@link LockCall}): half are {@code tryAcquire(wait)} with a wait longer than
+ * every outage the harness makes, the rest {@code acquire()} and a few {@code tryAcquire(0)}, so
+ * that the harness can tell the exceptions of callers who asked to wait from those of callers
+ * bounded by one command timeout.
  *
  * <p>It reports to the harness on standard output, one event a line ({@link WorkerEvent}).
  *
  * <p>Arguments: the lock Redis URI, the checker Redis URI, the worker id, the thread count, the
  * watchdog timeout in ms, the locks ({@code plain:name,fair:name,...}), a random seed, a fixed
- * lease in ms to take instead of the watchdog's (0: the watchdog's), and the critical sections'
- * mix ({@link CriticalSections}, {@code empty,short,long} per 1,000 holds).
+ * lease in ms to take instead of the watchdog's (0: the watchdog's), the critical sections'
+ * mix ({@link CriticalSections}, {@code empty,short,long} per 1,000 holds), and the wait of the
+ * {@code tryAcquire(wait)} calls in ms.
  */
 public final class FaultWorker {
 
     private static final Duration ERROR_BACKOFF = Duration.ofMillis(100);
+    /** Per 100 acquisitions: this many {@code tryAcquire(wait)}, then {@code acquire()} up to the second. */
+    private static final int WAIT_SHARE = 50;
+    private static final int LOCK_SHARE_END = 85;
 
     private final Checker checker;
     private final String id;
@@ -43,15 +50,17 @@ public final class FaultWorker {
     private final List<DistributedLock> locks = new ArrayList<>();
     private final Duration watchdog;
     private final Duration fixedLease;
+    private final Duration wait;
     private final CriticalSections sections;
     private final PrintStream out;
 
     private FaultWorker(LockClient client, Checker checker, String id, String locks, Duration watchdog,
-            Duration fixedLease, CriticalSections sections, PrintStream out) {
+            Duration fixedLease, Duration wait, CriticalSections sections, PrintStream out) {
         this.checker = checker;
         this.id = id;
         this.watchdog = watchdog;
         this.fixedLease = fixedLease;
+        this.wait = wait;
         this.sections = sections;
         this.out = out;
         for (String lock : locks.split(",")) {
@@ -69,9 +78,9 @@ public final class FaultWorker {
      * @throws Exception if the worker cannot start
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 9) {
+        if (args.length != 10) {
             System.err.println("usage: FaultWorker <lock-uri> <checker-uri> <id> <threads> <watchdog-ms> <locks> <seed> "
-                    + "<fixed-lease-ms> <sections: empty,short,long per 1000>");
+                    + "<fixed-lease-ms> <sections: empty,short,long per 1000> <wait-ms>");
             System.exit(2);
         }
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
@@ -91,7 +100,8 @@ public final class FaultWorker {
         Checker checker = new Checker(args[1]);
         long fixedLease = Long.parseLong(args[7]);
         FaultWorker worker = new FaultWorker(client, checker, args[2], args[5], watchdog,
-                fixedLease == 0 ? null : Duration.ofMillis(fixedLease), CriticalSections.parse(args[8]), out);
+                fixedLease == 0 ? null : Duration.ofMillis(fixedLease), Duration.ofMillis(Long.parseLong(args[9])),
+                CriticalSections.parse(args[8]), out);
         int threads = Integer.parseInt(args[3]);
         long seed = Long.parseLong(args[6]);
         List<Thread> running = new ArrayList<>();
@@ -127,14 +137,14 @@ public final class FaultWorker {
         for (long seq = 0; ; seq++) {
             int which = random.nextInt(locks.size());
             String name = names.get(which);
+            LockCall call = nextCall(random);
             long began = System.nanoTime();
             Optional<LockHold> hold;
             try {
-                hold = fixedLease == null
-                        ? locks.get(which).tryAcquire(watchdog)
-                        : locks.get(which).tryAcquire(watchdog, fixedLease);
+                hold = acquire(locks.get(which), call);
             } catch (LockException e) {
-                report(thread, WorkerEvent.EXCEPTION, e.getClass().getSimpleName());
+                boolean waitOver = call == LockCall.WAIT && System.nanoTime() - began >= wait.toNanos();
+                reportException(thread, waitOver ? LockCall.WAIT_OVER : call, e);
                 LockSupport.parkNanos(ERROR_BACKOFF.toNanos());
                 continue;
             } catch (InterruptedException e) {
@@ -146,6 +156,24 @@ public final class FaultWorker {
             }
             report(thread, WorkerEvent.ACQUIRED, Long.toString(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - began)));
             holdAndRelease(thread, name, holderPrefix + seq, hold.get(), random);
+        }
+    }
+
+    private static LockCall nextCall(SplittableRandom random) {
+        int draw = random.nextInt(100);
+        return draw < WAIT_SHARE ? LockCall.WAIT : draw < LOCK_SHARE_END ? LockCall.LOCK : LockCall.ZERO_WAIT;
+    }
+
+    private Optional<LockHold> acquire(DistributedLock lock, LockCall call) throws InterruptedException {
+        switch (call) {
+            case WAIT:
+                return fixedLease == null ? lock.tryAcquire(wait) : lock.tryAcquire(wait, fixedLease);
+            case LOCK:
+                return Optional.of(fixedLease == null ? lock.acquire() : lock.acquire(fixedLease));
+            case ZERO_WAIT:
+                return fixedLease == null ? lock.tryAcquire(Duration.ZERO) : lock.tryAcquire(Duration.ZERO, fixedLease);
+            default:
+                throw new IllegalArgumentException("not an acquisition: " + call);
         }
     }
 
@@ -172,7 +200,7 @@ public final class FaultWorker {
             } catch (LeaseLostException e) {
                 report(thread, WorkerEvent.LEASE_LOST, "");
             } catch (LockException e) {
-                report(thread, WorkerEvent.EXCEPTION, e.getClass().getSimpleName());
+                reportException(thread, LockCall.RELEASE, e);
             }
         }
     }
@@ -205,6 +233,14 @@ public final class FaultWorker {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** Reports the call, the exception's type and its message's first line, which the harness keeps as an example. */
+    private void reportException(int thread, LockCall call, LockException e) {
+        String message = String.valueOf(e.getMessage());
+        int lineEnd = message.indexOf('\n');
+        report(thread, WorkerEvent.EXCEPTION, call.code + " " + e.getClass().getSimpleName() + " "
+                + (lineEnd < 0 ? message : message.substring(0, lineEnd)));
     }
 
     /** Prints {@code <code> <thread> [detail]}; thread -1 for the worker as a whole. */

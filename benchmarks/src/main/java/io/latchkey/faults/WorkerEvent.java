@@ -12,9 +12,9 @@ enum WorkerEvent {
     INSIDE("I"),
     /** A holder left its critical section. */
     OUTSIDE("O"),
-    /** {@code tryAcquire} returned empty after waiting a whole watchdog timeout. */
+    /** {@code tryAcquire} returned empty: its wait ended before the lock was free. */
     GAVE_UP("T"),
-    /** A lock call threw a {@code LockException}; detail: its type. */
+    /** A lock call threw a {@code LockException}; detail: the {@link LockCall}'s code, the type, the message. */
     EXCEPTION("E"),
     /** Releasing found the lease lost ({@code LeaseLostException}). */
     LEASE_LOST("L"),

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * JVMs on one Redis, and the two Sentinel failovers (the second to a replica cut off first). (The Cluster topology runs the same code with a
  * Cluster fixture; it is left out here to keep the build's run near a minute and a half.)
  * It asserts only what must hold on any machine however loaded: the harness's own verdict (no
- * violation outside the known limits, no hang), a row per fault, and no stale write accepted in
- * any row: tokens survive every fault here. No throughput or latency threshold.
+ * violation outside the known limits, no hang), a row per fault, no stale write accepted in any
+ * row (tokens survive every fault here), and no exception from a {@code tryAcquire(wait)} whose wait
+ * outlived the fault. No throughput or latency threshold.
  */
 class FaultHarnessTest {
 
@@ -31,7 +32,8 @@ class FaultHarnessTest {
     private static final int OVERLAPS = 3;
     private static final int STALE_REFUSED = 4;
     private static final int STALE_ACCEPTED = 5;
-    private static final int VERDICT = 11;
+    private static final int WAIT_EXCEPTIONS = 6;
+    private static final int VERDICT = 12;
 
     @Test
     @Timeout(240)
@@ -92,6 +94,7 @@ class FaultHarnessTest {
             assertTrue(cells[VERDICT].equals("ok") || cells[VERDICT].equals("known limit"),
                     () -> fault + "\n" + output.describe());
             assertEquals("0", cells[STALE_ACCEPTED], () -> fault + "\n" + output.describe());
+            assertEquals("0", cells[WAIT_EXCEPTIONS], () -> fault + "\n" + output.describe());
             if (!fault.overlapIsKnownLimit) {
                 assertEquals("0", cells[OVERLAPS], () -> fault + "\n" + output.describe());
             }
@@ -113,6 +116,7 @@ class FaultHarnessTest {
         Output unknown = run("--faults", "earthquake");
         Output ring = run("--topology", "ring");
         Output tooShort = run("--watchdog", "100ms");
+        Output noWait = run("--wait", "0ms");
 
         assertEquals(FaultHarness.USAGE, unknown.status, unknown::describe);
         assertTrue(unknown.err.contains("no fault named 'earthquake'"), unknown::describe);
@@ -120,6 +124,8 @@ class FaultHarnessTest {
         assertTrue(ring.err.contains("--topology must be single, sentinel or cluster: ring"), ring::describe);
         assertEquals(FaultHarness.USAGE, tooShort.status, tooShort::describe);
         assertTrue(tooShort.err.contains("--watchdog must be at least 600ms: 100ms"), tooShort::describe);
+        assertEquals(FaultHarness.USAGE, noWait.status, noWait::describe);
+        assertTrue(noWait.err.contains("--wait must be positive: 0ms"), noWait::describe);
     }
 
     /** @return the cells of the fault's row in the final table, split where two spaces or more stand */
