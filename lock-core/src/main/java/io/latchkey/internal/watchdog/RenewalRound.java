@@ -4,6 +4,7 @@ import io.latchkey.LockEventListener;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.time.Ticker;
+import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -120,8 +121,8 @@ final class RenewalRound {
     interface RenewalCall {
 
         /** Runs the renewal script on the executor's Redis. */
-        RenewalCall REDIS = (executor, renewal, keys, args) -> executor.eval(keys[0], renewal.script(),
-                io.lettuce.core.ScriptOutputType.MULTI, keys, args);
+        RenewalCall REDIS = (executor, renewal, keys, args) -> executor.eval(keys[0], renewal.script(), ScriptOutputType.MULTI,
+                keys, args);
 
         /**
          * @param executor the Redis that holds the batch
