@@ -8,7 +8,7 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.time.Ticker;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.latchkey.internal.watchdog.RenewedLease;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -49,7 +49,7 @@ final class PlainLockRedis implements CohortRedis {
         this.self = self;
         this.field = context.field(self);
         this.client = context.clientId();
-        Duration mark = context.renewer().lease();
+        Duration mark = context.config().watchdogTimeout();
         this.cohortHold = plain.cohortCalls(tokenBlock, TURN, mark);
         this.ownHold = plain.cohortCalls(1, TURN, mark);
     }
@@ -126,20 +126,19 @@ final class PlainLockRedis implements CohortRedis {
 
     @Override
     public void renew(HoldReports reports) {
-        long leaseNanos = context.renewer().lease().toNanos();
-        context.renewer().granted(context.executor(), plain.keys().lock(), field, true, 1, new LeaseListener() {
+        context.renewer().granted(context.executor(), plain.keys().lock(), field, true, 1, new RenewedLease() {
             @Override
-            public void leaseLost(String key, String field) {
+            public void renewed(long sentAtNanos, long untilNanos) {
+                reports.renewed(sentAtNanos, untilNanos);
+            }
+
+            @Override
+            public void foundGone() {
                 reports.lost();
             }
 
             @Override
-            public void leaseRenewed(String key, String field, long sentAtNanos) {
-                reports.renewed(sentAtNanos, sentAtNanos + leaseNanos);
-            }
-
-            @Override
-            public void renewalFailed(String key, String field) {
+            public void renewalFailed() {
                 reports.failed();
             }
         });

@@ -2,6 +2,7 @@ package io.latchkey.internal.hold;
 
 import io.latchkey.LockEventListener;
 import io.latchkey.internal.time.Ticker;
+import io.latchkey.internal.watchdog.RenewedLease;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
@@ -20,9 +21,10 @@ import org.slf4j.LoggerFactory;
  * watches that moment: a renewal that moved it meanwhile only moves the check, and one that never
  * came (a fixed lease, or Redis unreachable) means the lease must be taken as run out. A hold is
  * lost at the first of that, a report of its kind (a renewal found it gone), or a call that found
- * it gone; then {@link #lost()} completes, once. Thread-safe.
+ * it gone; then {@link #lost()} completes, once. The watchdog renews the hold itself: it confirms
+ * the lease after each renewal and reports the hold found gone. Thread-safe.
  */
-public final class Hold {
+public final class Hold implements RenewedLease {
 
     private static final Logger log = LoggerFactory.getLogger(Hold.class);
 
@@ -55,6 +57,8 @@ public final class Hold {
     private volatile String lossReason;
     /** Guarded by this: what the lock kind does when the hold is given up for lost. */
     private LossHandler lossHandler = LossHandler.NONE;
+    /** Guarded by this: what the lock kind keeps with the hold, or null. */
+    private Object attachment;
 
     Hold(HoldRegistry registry, HoldRegistry.Key key, String lockName, String kind, long token, Timer timer, Ticker ticker) {
         this.registry = registry;
@@ -156,6 +160,25 @@ public final class Hold {
     }
 
     /**
+     * Keeps what the lock kind tracks of the hold beside its record (RedLock: the quorum of the
+     * masters' leases), in place of what it kept before.
+     *
+     * @param kept what to keep
+     */
+    public synchronized void attach(Object kept) {
+        attachment = kept;
+    }
+
+    /**
+     * @param type the type of what the lock kind keeps
+     * @param <T> that type
+     * @return what the lock kind keeps with the hold, or null if it keeps nothing of that type
+     */
+    public synchronized <T> T attachment(Class<T> type) {
+        return type.isInstance(attachment) ? type.cast(attachment) : null;
+    }
+
+    /**
      * One more level, granted with a lease that Redis confirmed until {@code untilNanos}.
      *
      * @param untilNanos the grant's send time plus its lease, by the client's ticker
@@ -186,6 +209,16 @@ public final class Hold {
                 scheduleCheck();
             }
         }
+    }
+
+    @Override
+    public void renewed(long sentAtNanos, long untilNanos) {
+        confirm(untilNanos);
+    }
+
+    @Override
+    public void foundGone() {
+        lose("a renewal found it gone from Redis", false);
     }
 
     /** Guarded by this. */

@@ -8,8 +8,7 @@ import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
-import io.latchkey.internal.watchdog.LeaseRenewer;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.latchkey.internal.watchdog.Renewal;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -47,7 +46,7 @@ public final class HoldCalls {
 
     /**
      * For a lock whose owners each have one hold, a field of the lock hash that
-     * {@link LeaseRenewer#LOCK_HASH} renews.
+     * {@link Renewal#LOCK_HASH} renews.
      *
      * @param name the lock's name, for messages
      * @param lock the lock hash
@@ -265,20 +264,8 @@ public final class HoldCalls {
                     endLost(owner, token);
                 }
             });
-            long leaseNanos = context.renewer().lease().toNanos();
-            LeaseListener listener = new LeaseListener() {
-                @Override
-                public void leaseLost(String key, String field) {
-                    hold.lose("a renewal found it gone from Redis", false);
-                }
-
-                @Override
-                public void leaseRenewed(String key, String field, long sentAtNanos) {
-                    hold.confirm(sentAtNanos + leaseNanos);
-                }
-            };
             context.renewer().granted(context.executor(), layout.renewal(), layout.renewalKeys(), field, lease.renewed(),
-                    count, listener);
+                    count, hold);
         }
     }
 
@@ -356,7 +343,7 @@ public final class HoldCalls {
      * @param renewal the script that renews such holds
      * @param renewalKeys the keys {@code renewal} takes per hold, the lock hash first
      */
-    public record Layout(String fieldSuffix, LeaseRenewer.Renewal renewal, List<String> renewalKeys) {
+    public record Layout(String fieldSuffix, Renewal renewal, List<String> renewalKeys) {
 
         /**
          * @param fieldSuffix see above
@@ -370,10 +357,10 @@ public final class HoldCalls {
 
         /**
          * @param lock the lock hash
-         * @return one hold per owner, the field {@code <clientId>:<ownerId>}, renewed by {@link LeaseRenewer#LOCK_HASH}
+         * @return one hold per owner, the field {@code <clientId>:<ownerId>}, renewed by {@link Renewal#LOCK_HASH}
          */
         public static Layout lockHash(String lock) {
-            return new Layout("", LeaseRenewer.LOCK_HASH, List.of(lock));
+            return new Layout("", Renewal.LOCK_HASH, List.of(lock));
         }
 
         /** @return the lock hash */

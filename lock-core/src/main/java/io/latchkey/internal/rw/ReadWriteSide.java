@@ -11,7 +11,7 @@ import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.Wakeups;
-import io.latchkey.internal.watchdog.LeaseRenewer;
+import io.latchkey.internal.watchdog.Renewal;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 abstract class ReadWriteSide implements LockProtocol {
 
     /** Renews read and write holds alike, so the watchdog batches them together. */
-    static final LeaseRenewer.Renewal RENEWAL = new LeaseRenewer.Renewal(Script.load(ReadWriteSide.class, "renew.lua"), 2);
+    static final Renewal RENEWAL = new Renewal(Script.load(ReadWriteSide.class, "renew.lua"), 2);
     private static final Script ACQUIRE = Script.load(ReadWriteSide.class, "acquire.lua");
     private static final Script RELEASE = Script.load(ReadWriteSide.class, "release.lua");
     private static final Script INSPECT = Script.load(ReadWriteSide.class, "inspect.lua");

@@ -14,8 +14,7 @@ import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.time.Ticker;
 import io.latchkey.internal.wakeup.Wakeups;
-import io.latchkey.internal.watchdog.LeaseRenewer;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.latchkey.internal.watchdog.Renewal;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -48,7 +47,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
     private static final Script RELEASE = Script.load(SemaphoreProtocol.class, "release.lua");
     private static final Script AVAILABLE = Script.load(SemaphoreProtocol.class, "available.lua");
     /** How the watchdog renews permits: two keys per permit, the permits and the limit. */
-    static final LeaseRenewer.Renewal PERMITS = new LeaseRenewer.Renewal(Script.load(SemaphoreProtocol.class, "renew.lua"), 2);
+    static final Renewal PERMITS = new Renewal(Script.load(SemaphoreProtocol.class, "renew.lua"), 2);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /**
      * One acquisition's owner id: unique within the JVM, so within every client, whose id prefixes
@@ -302,19 +301,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
                     endLost(owner);
                 }
             });
-            long leaseNanos = context.renewer().lease().toNanos();
-            context.renewer().granted(context.executor(), PERMITS, List.of(permits, limitKey), id, lease.renewed(), 1,
-                    new LeaseListener() {
-                        @Override
-                        public void leaseLost(String key, String field) {
-                            hold.lose("a renewal found the permit gone from Redis", false);
-                        }
-
-                        @Override
-                        public void leaseRenewed(String key, String field, long sentAtNanos) {
-                            hold.confirm(sentAtNanos + leaseNanos);
-                        }
-                    });
+            context.renewer().granted(context.executor(), PERMITS, List.of(permits, limitKey), id, lease.renewed(), 1, hold);
         }
     }
 }

@@ -7,7 +7,8 @@ import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.TryResult;
 import io.latchkey.internal.redis.Script;
 import io.latchkey.internal.wakeup.Wakeups;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
+import io.latchkey.internal.watchdog.RenewedLease;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -163,38 +164,15 @@ final class Master {
         }
     }
 
-    /** @return the lease each watchdog renewal on this master resets, in nanoseconds */
-    long renewedLeaseNanos() {
-        return context().renewer().lease().toNanos();
-    }
-
     /**
-     * @param owner the owner id
-     * @return the listener this owner's hold is renewed with on this master, or null if it is not
+     * Renews this owner's hold on this master with the watchdog, unless it already is.
+     *
+     * @return the registration, active while the watchdog renews the hold with {@code lease}
      */
-    LeaseListener registered(long owner) {
-        ReentrantLockProtocol plain = protocol();
-        if (plain == null) {
-            return null;
-        }
-        LockContext context = plain.context();
-        return context.renewer().listener(context.executor(), plain.keys().lock(), context.field(owner));
-    }
-
-    /** Renews this owner's hold on this master with the watchdog, unless it already is. */
-    void register(long owner, LeaseListener listener) {
+    Registration register(long owner, RenewedLease lease) {
         ReentrantLockProtocol plain = protocol();
         LockContext context = plain.context();
-        context.renewer().register(context.executor(), plain.keys().lock(), context.field(owner), listener);
-    }
-
-    /** Stops renewing this owner's hold on this master if it is renewed with {@code listener}. */
-    void cancel(long owner, LeaseListener listener) {
-        if (registered(owner) == listener) {
-            ReentrantLockProtocol plain = protocol();
-            LockContext context = plain.context();
-            context.renewer().cancel(context.executor(), plain.keys().lock(), context.field(owner));
-        }
+        return context.renewer().register(context.executor(), plain.keys().lock(), context.field(owner), lease);
     }
 
     /**

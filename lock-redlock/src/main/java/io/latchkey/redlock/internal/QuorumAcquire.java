@@ -153,7 +153,7 @@ final class QuorumAcquire {
                 // The first grant's masters: a hold given up for lost while they may still have it
                 // (its lease ran out by the client's reckoning, which allows for drift) is ended there.
                 hold.onLoss((lost, mayRemainInRedis) -> {
-                    QuorumLease renewed = QuorumLease.find(masters, owner);
+                    QuorumLease renewed = QuorumLease.of(lost);
                     if (renewed != null) {
                         renewed.stop();
                     }

@@ -4,7 +4,8 @@ import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.time.Ticker;
-import io.latchkey.internal.watchdog.LeaseRenewer.LeaseListener;
+import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
+import io.latchkey.internal.watchdog.RenewedLease;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.HashMap;
@@ -19,16 +20,17 @@ import org.slf4j.LoggerFactory;
  * with a lease that still runs.
  *
  * <p>Each master's watchdog renews that master's hold as it renews a plain lock, with a
- * {@link Member} as its listener. A member's lease runs until the last successful renewal was
+ * {@link Member} as its lease. A member's lease runs until the last successful renewal was
  * sent plus the renewed lease, less the drift allowance; a renewal that finds the hold gone ends
  * it at once, and a master that does not answer simply lets it run out. A check on the timer,
  * due when the majority's leases would run out, drops the masters whose lease ran out and ends
  * the hold when fewer than a majority still run: it logs the lost lease at WARN and stops the
  * renewals that are left, since they no longer keep anything safe.
  *
- * <p>There is no registry: lock objects of one name find the state of an owner's hold through
- * the masters' watchdog registrations, which end with the last unlock on a master and with the
- * master's client. Thread-safe; callbacks only take this object's monitor briefly.
+ * <p>It is kept with the client's record of the hold ({@link Hold#attach}), where every lock
+ * object of the RedLock finds it; a master's part ends with the last unlock on that master
+ * (which stops its renewal) and with the master's client. Thread-safe; callbacks only take this
+ * object's monitor briefly.
  */
 final class QuorumLease {
 
@@ -60,16 +62,12 @@ final class QuorumLease {
     }
 
     /**
-     * @return the renewed hold of the owner that any lock object over these masters registered,
-     *     or null if the owner has none
+     * @param hold the client's record of a RedLock hold, or null
+     * @return the quorum lease that renews it, or null if none does (any more)
      */
-    static QuorumLease find(List<Master> masters, long owner) {
-        for (Master master : masters) {
-            if (master.registered(owner) instanceof Member member && !member.lease().isOver()) {
-                return member.lease();
-            }
-        }
-        return null;
+    static QuorumLease of(Hold hold) {
+        QuorumLease quorum = hold == null ? null : hold.attachment(QuorumLease.class);
+        return quorum == null || quorum.isOver() ? null : quorum;
     }
 
     /**
@@ -81,12 +79,13 @@ final class QuorumLease {
      */
     static void acquired(RedLockProtocol lock, long owner, LeaseTerm lease, List<Master> granted, long validUntilNanos,
                          Hold hold) {
-        QuorumLease quorum = find(lock.masters(), owner);
+        QuorumLease quorum = of(hold);
         if (quorum == null) {
             if (!lease.renewed()) {
                 return;
             }
             quorum = new QuorumLease(lock, owner, hold);
+            hold.attach(quorum);
         }
         quorum.granted(granted, validUntilNanos);
     }
@@ -99,7 +98,7 @@ final class QuorumLease {
             Member member = members.computeIfAbsent(master.context(), context -> new Member(master));
             member.runsUntilNanos = validUntilNanos;
             member.gone = false;
-            master.register(owner, member);
+            member.registration = master.register(owner, member);
         }
         confirmHold();
         checkIn(validUntilNanos - ticker.read());
@@ -138,7 +137,7 @@ final class QuorumLease {
         if (over) {
             return;
         }
-        members.values().removeIf(member -> member.master.registered(owner) != member);
+        members.values().removeIf(member -> !member.registration.isActive());
         if (members.size() < majority) {
             end();
         }
@@ -159,7 +158,7 @@ final class QuorumLease {
             members.values().removeIf(member -> {
                 boolean ranOut = member.gone || member.runsUntilNanos - now <= 0;
                 if (ranOut) {
-                    member.master.cancel(owner, member);
+                    member.registration.cancel();
                 }
                 return ranOut;
             });
@@ -197,13 +196,15 @@ final class QuorumLease {
         if (check != null) {
             check.cancel();
         }
-        members.values().forEach(member -> member.master.cancel(owner, member));
+        members.values().forEach(member -> member.registration.cancel());
         members.clear();
     }
 
     /** One master's part: renewed by that master's watchdog, which tells it how it went. */
-    private final class Member implements LeaseListener {
+    private final class Member implements RenewedLease {
         final Master master;
+        /** Guarded by the QuorumLease: set at each grant on the master. */
+        Registration registration;
         /** Guarded by the QuorumLease. */
         long runsUntilNanos;
         /** Guarded by the QuorumLease. */
@@ -213,13 +214,9 @@ final class QuorumLease {
             this.master = master;
         }
 
-        QuorumLease lease() {
-            return QuorumLease.this;
-        }
-
         @Override
-        public void leaseRenewed(String key, String field, long sentAtNanos) {
-            long leaseNanos = master.renewedLeaseNanos();
+        public void renewed(long sentAtNanos, long untilNanos) {
+            long leaseNanos = untilNanos - sentAtNanos;
             synchronized (QuorumLease.this) {
                 runsUntilNanos = sentAtNanos + leaseNanos - Master.driftNanos(leaseNanos);
                 confirmHold();
@@ -227,7 +224,7 @@ final class QuorumLease {
         }
 
         @Override
-        public void leaseLost(String key, String field) {
+        public void foundGone() {
             synchronized (QuorumLease.this) {
                 gone = true;
             }

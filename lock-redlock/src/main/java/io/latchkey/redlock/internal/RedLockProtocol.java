@@ -213,7 +213,7 @@ public final class RedLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Void> release(long owner) {
-        QuorumLease renewed = QuorumLease.find(masters, owner);
+        QuorumLease renewed = QuorumLease.of(holdRegistry.find(identity, owner));
         ReleaseVotes votes = new ReleaseVotes(name, owner, masters.size(), majority);
         for (Master master : masters) {
             master.release(owner).whenComplete((ok, failure) -> {
