@@ -67,7 +67,7 @@ final class LockConfigFactory {
         return current != null ? current : old;
     }
 
-    private static void localHandOff(LatchkeyProperties.LocalHandOff handOff, LockConfig.Builder builder) {
+    private static void localHandOff(LocalHandOffProperties handOff, LockConfig.Builder builder) {
         if (!handOff.isEnabled()) {
             builder.noLocalHandOff();
         } else if (handOff.getMaxHandOffs() != null || handOff.getMaxTime() != null) {
