@@ -1,5 +1,6 @@
 package io.latchkey.spring;
 
+import io.latchkey.LocalHandOff;
 import io.latchkey.LockConfig;
 import io.latchkey.LockEventListener;
 import java.net.URLEncoder;
@@ -71,7 +72,7 @@ final class LockConfigFactory {
         if (!handOff.isEnabled()) {
             builder.noLocalHandOff();
         } else if (handOff.getMaxHandOffs() != null || handOff.getMaxTime() != null) {
-            LockConfig.LocalHandOff defaults = LockConfig.LocalHandOff.DEFAULT;
+            LocalHandOff defaults = LocalHandOff.DEFAULT;
             builder.localHandOff(Optional.ofNullable(handOff.getMaxHandOffs()).orElse(defaults.maxHandOffs()),
                     Optional.ofNullable(handOff.getMaxTime()).orElse(defaults.maxTime()));
         }
