@@ -1,6 +1,6 @@
 package io.latchkey;
 
-import static io.latchkey.LockConfig.Builder.requireArgument;
+import static io.latchkey.SettingChecks.requireArgument;
 
 import java.util.Locale;
 import java.util.Objects;

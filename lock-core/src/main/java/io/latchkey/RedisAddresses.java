@@ -1,31 +1,87 @@
 package io.latchkey;
 
-import static io.latchkey.LockConfig.Builder.requireArgument;
+import static io.latchkey.SettingChecks.requireArgument;
 
 import io.latchkey.internal.redis.Redaction;
 import io.lettuce.core.RedisURI;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * The rules for where a {@link LockConfig} points: one Redis (a single server or Sentinel group,
- * or a Cluster) and/or at least three independent RedLock masters, each a URI that Lettuce can
- * parse and whose credentials cannot be misread as a host. Messages never show a password.
+ * Where a {@link LockClient}'s Redis is: one Redis (a single server or Sentinel group, or a
+ * Cluster) and/or at least three independent RedLock masters, each a URI that Lettuce can parse
+ * and whose credentials cannot be misread as a host. Messages and {@link #toString()} never show
+ * a password.
+ *
+ * <p>On a Cluster, each lock lives on the master of its name's hash slot (all of a lock's keys
+ * share it); the client follows MOVED and ASK redirections, refreshes its view of the cluster
+ * after redirections, reconnects and failovers, and sends unlock messages by sharded pub/sub when
+ * every master runs Redis 7 or newer, classic pub/sub otherwise. Credentials and TLS of the first
+ * seed URI apply to every node. Immutable and thread-safe.
  */
-final class RedisAddresses {
+public final class RedisAddresses {
 
     static final int MIN_RED_LOCK_MASTERS = 3;
 
-    private RedisAddresses() {
+    private final Optional<String> address;
+    private final List<String> cluster;
+    private final List<String> redLock;
+
+    private RedisAddresses(Optional<String> address, List<String> cluster, List<String> redLock) {
+        this.address = address;
+        this.cluster = cluster;
+        this.redLock = redLock;
     }
 
     /**
      * @param address the single-server or Sentinel URI, or null
      * @param clusterAddresses the Cluster seed URIs; empty for none
      * @param redLockAddresses the RedLock masters' URIs; empty for none
+     * @return the addresses, checked
      * @throws IllegalArgumentException if none is set, both a single address and a cluster are
      *     set, fewer than three RedLock masters or one twice are given, or a URI is malformed
      */
-    static void check(String address, List<String> clusterAddresses, List<String> redLockAddresses) {
+    static RedisAddresses of(String address, List<String> clusterAddresses, List<String> redLockAddresses) {
+        check(address, clusterAddresses, redLockAddresses);
+        return new RedisAddresses(Optional.ofNullable(address), clusterAddresses, redLockAddresses);
+    }
+
+    /** {@return the single-server or Sentinel URI, if one was given} */
+    public Optional<String> address() {
+        return address;
+    }
+
+    /** {@return the Redis Cluster seed URIs; empty unless a cluster was configured} */
+    public List<String> cluster() {
+        return cluster;
+    }
+
+    /** {@return the independent masters used by {@link LockClient#getRedLock(String)}; may be empty} */
+    public List<String> redLock() {
+        return redLock;
+    }
+
+    /**
+     * {@return where the client's Redis is, fit to show in a log line or a health detail: the
+     * URI, {@code cluster [URIs]} or {@code redlock [URIs]}, each without its credentials}
+     */
+    public String target() {
+        if (address.isPresent()) {
+            return Redaction.uri(address.get());
+        }
+        if (!cluster.isEmpty()) {
+            return "cluster " + Redaction.uris(cluster);
+        }
+        return "redlock " + Redaction.uris(redLock);
+    }
+
+    @Override
+    public String toString() {
+        return "address=" + address.map(Redaction::uri).orElse("none") + ", clusterAddresses=" + Redaction.uris(cluster)
+                + ", redLockAddresses=" + Redaction.uris(redLock);
+    }
+
+    private static void check(String address, List<String> clusterAddresses, List<String> redLockAddresses) {
         requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
                 "no Redis configured: set address, clusterAddresses or redLockAddresses");
         requireArgument(address == null || clusterAddresses.isEmpty(),

@@ -247,7 +247,7 @@ class LockConfigTest {
         java.nio.file.Path pem = java.nio.file.Files.createTempFile("ca", ".pem");
         try {
             assertRejected("tlsManagers", b -> b.address(URI).trustedCertificates(pem).tlsManagers(trust, null));
-            assertTrue(LockConfig.builder().address(URI).tlsManagers(trust, null).build().tlsManagers().isPresent());
+            assertTrue(LockConfig.builder().address(URI).tlsManagers(trust, null).build().tls().managers().isPresent());
             assertThrows(NullPointerException.class, () -> LockConfig.builder().tlsManagers(null, null));
         } finally {
             java.nio.file.Files.delete(pem);
@@ -282,7 +282,7 @@ class LockConfigTest {
         assertTrue(LockConfig.builder().address("redis://localhost").build().replicaAcknowledgement().isEmpty());
         LockConfig config = LockConfig.builder().address("redis://localhost")
                 .replicaAcknowledgement(2, Duration.ofMillis(50), LockConfig.ReplicaShortfall.WARN).build();
-        assertEquals(new LockConfig.ReplicaAcknowledgement(2, Duration.ofMillis(50), LockConfig.ReplicaShortfall.WARN),
+        assertEquals(new ReplicaAcknowledgement(2, Duration.ofMillis(50), LockConfig.ReplicaShortfall.WARN),
                 config.replicaAcknowledgement().orElseThrow());
         assertTrue(config.toString().contains("replicaAcknowledgement=ReplicaAcknowledgement[replicas=2"), config.toString());
     }
@@ -290,16 +290,16 @@ class LockConfigTest {
     @Test
     void localHandOffIsOnByDefaultWithTheDefaultBoundsAndNoLocalHandOffTurnsItOff() {
         LockConfig byDefault = LockConfig.builder().address("redis://localhost").build();
-        assertEquals(LockConfig.LocalHandOff.DEFAULT, byDefault.localHandOff().orElseThrow());
-        assertEquals(new LockConfig.LocalHandOff(32, Duration.ofMillis(20)), LockConfig.LocalHandOff.DEFAULT);
+        assertEquals(LocalHandOff.DEFAULT, byDefault.localHandOff().orElseThrow());
+        assertEquals(new LocalHandOff(32, Duration.ofMillis(20)), LocalHandOff.DEFAULT);
         assertTrue(byDefault.toString().contains("localHandOff=LocalHandOff[maxHandOffs=32, maxTime=PT0.02S]"), byDefault.toString());
 
         LockConfig off = LockConfig.builder().address("redis://localhost").noLocalHandOff().build();
         assertTrue(off.localHandOff().isEmpty());
         assertTrue(off.toString().contains("localHandOff=off"), off.toString());
-        assertEquals(new LockConfig.LocalHandOff(4, Duration.ofMillis(5)), LockConfig.builder().address("redis://localhost")
+        assertEquals(new LocalHandOff(4, Duration.ofMillis(5)), LockConfig.builder().address("redis://localhost")
                 .noLocalHandOff().localHandOff(4, Duration.ofMillis(5)).build().localHandOff().orElseThrow());
-        assertEquals(LockConfig.LocalHandOff.DEFAULT, LockConfig.builder().address("redis://localhost")
+        assertEquals(LocalHandOff.DEFAULT, LockConfig.builder().address("redis://localhost")
                 .noLocalHandOff().localHandOff().build().localHandOff().orElseThrow());
     }
 

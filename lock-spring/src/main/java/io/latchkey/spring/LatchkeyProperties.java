@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * The {@code latchkey.*} properties of the auto-configured {@link io.latchkey.LockClient}. Set
@@ -35,12 +36,16 @@ public class LatchkeyProperties {
     private final Cluster cluster = new Cluster();
     private final Sentinel sentinel = new Sentinel();
     private final Redlock redlock = new Redlock();
-    private final Metrics metrics = new Metrics();
-    private final Observations observations = new Observations();
-    private final LocalHandOff localHandOff = new LocalHandOff();
+    @NestedConfigurationProperty
+    private final MetricsProperties metrics = new MetricsProperties();
+    @NestedConfigurationProperty
+    private final ObservationsProperties observations = new ObservationsProperties();
+    @NestedConfigurationProperty
+    private final LocalHandOffProperties localHandOff = new LocalHandOffProperties();
     private final Startup startup = new Startup();
     private final Ssl ssl = new Ssl();
-    private final Endpoint endpoint = new Endpoint();
+    @NestedConfigurationProperty
+    private final EndpointProperties endpoint = new EndpointProperties();
 
     /** Properties with nothing set, for Spring to bind. */
     public LatchkeyProperties() {
@@ -157,17 +162,17 @@ public class LatchkeyProperties {
     }
 
     /** {@return the metrics settings} */
-    public Metrics getMetrics() {
+    public MetricsProperties getMetrics() {
         return metrics;
     }
 
     /** {@return the observation settings} */
-    public Observations getObservations() {
+    public ObservationsProperties getObservations() {
         return observations;
     }
 
     /** {@return the local hand-off settings} */
-    public LocalHandOff getLocalHandOff() {
+    public LocalHandOffProperties getLocalHandOff() {
         return localHandOff;
     }
 
@@ -177,7 +182,7 @@ public class LatchkeyProperties {
     }
 
     /** {@return the Actuator endpoint's settings} */
-    public Endpoint getEndpoint() {
+    public EndpointProperties getEndpoint() {
         return endpoint;
     }
 
@@ -301,158 +306,6 @@ public class LatchkeyProperties {
         }
     }
 
-    /** {@code latchkey.metrics.*}. */
-    public static class Metrics {
-
-        /** Nothing set, for Spring to bind. */
-        public Metrics() {
-        }
-        /** Whether meters are registered when the application has a MeterRegistry. */
-        private boolean enabled = true;
-        /** Whether every lock meter also gets a name tag (the lock's name): only for few, fixed lock names. */
-        private boolean lockNameTag;
-        /** With lock-name-tag: how many names get tags of their own; later ones share the tag "_other". */
-        private int maxLockNames = 100;
-
-        /** {@return whether meters are registered} */
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        /**
-         * Sets whether meters are registered.
-         *
-         * @param enabled whether meters are registered
-         */
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        /** {@return whether lock meters carry the lock's name} */
-        public boolean isLockNameTag() {
-            return lockNameTag;
-        }
-
-        /**
-         * Sets whether lock meters carry the lock's name.
-         *
-         * @param lockNameTag whether lock meters carry the lock's name
-         */
-        public void setLockNameTag(boolean lockNameTag) {
-            this.lockNameTag = lockNameTag;
-        }
-
-        /** {@return with lock-name-tag, how many names get tags of their own} */
-        public int getMaxLockNames() {
-            return maxLockNames;
-        }
-
-        /**
-         * Sets how many lock names get tags of their own, with lock-name-tag.
-         *
-         * @param maxLockNames at least 1
-         */
-        public void setMaxLockNames(int maxLockNames) {
-            this.maxLockNames = maxLockNames;
-        }
-    }
-
-    /** {@code latchkey.observations.*}: lock acquisitions and holds as Micrometer Observations, for traces. */
-    public static class Observations {
-
-        /** Nothing set, for Spring to bind. */
-        public Observations() {
-        }
-        /** Whether lock acquisitions and holds are observed when the application has an ObservationRegistry. */
-        private boolean enabled = true;
-        /** Whether the lock's name goes on traces (a high-cardinality key value, never on meters): names may hold ids. */
-        private boolean lockName;
-
-        /** {@return whether acquisitions and holds are observed} */
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        /**
-         * Sets whether acquisitions and holds are observed.
-         *
-         * @param enabled whether acquisitions and holds are observed
-         */
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        /** {@return whether the lock's name goes on traces} */
-        public boolean isLockName() {
-            return lockName;
-        }
-
-        /**
-         * Sets whether the lock's name goes on traces.
-         *
-         * @param lockName whether the lock's name goes on traces
-         */
-        public void setLockName(boolean lockName) {
-            this.lockName = lockName;
-        }
-    }
-
-    /** {@code latchkey.local-hand-off.*}: the plain lock's local hand-off, on unless turned off. */
-    public static class LocalHandOff {
-
-        /** Nothing set, for Spring to bind. */
-        public LocalHandOff() {
-        }
-        /** Whether a release passes the client's Redis hold straight to a waiting owner of the same client. */
-        private boolean enabled = true;
-        /** How many hand-offs in a row while another client waits (default 32). */
-        private Integer maxHandOffs;
-        /** How long the client's Redis hold is passed on while another client waits (default 20ms). */
-        private Duration maxTime;
-
-        /** {@return whether local hand-off is on} */
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        /**
-         * Sets whether local hand-off is on.
-         *
-         * @param enabled whether local hand-off is on
-         */
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        /** {@return the bound on hand-offs in a row, or null for the default} */
-        public Integer getMaxHandOffs() {
-            return maxHandOffs;
-        }
-
-        /**
-         * Sets the bound on hand-offs in a row.
-         *
-         * @param maxHandOffs the bound on hand-offs in a row
-         */
-        public void setMaxHandOffs(Integer maxHandOffs) {
-            this.maxHandOffs = maxHandOffs;
-        }
-
-        /** {@return the bound on the time a hold is passed on, or null for the default} */
-        public Duration getMaxTime() {
-            return maxTime;
-        }
-
-        /**
-         * Sets the bound on the time a hold is passed on.
-         *
-         * @param maxTime the bound on the time a hold is passed on
-         */
-        public void setMaxTime(Duration maxTime) {
-            this.maxTime = maxTime;
-        }
-    }
-
     /**
      * {@code latchkey.startup.*}: what the application's start needs of Redis. By default it needs
      * Redis reachable, so that a wrong address or a Redis that is down shows in the deployment
@@ -532,51 +385,6 @@ public class LatchkeyProperties {
          */
         public void setTrustedCertificates(String trustedCertificates) {
             this.trustedCertificates = trustedCertificates;
-        }
-    }
-
-    /** {@code latchkey.endpoint.*}: the Actuator endpoint {@code latchkey}, when the application has Actuator. */
-    public static class Endpoint {
-
-        /** Nothing set, for Spring to bind. */
-        public Endpoint() {
-        }
-        private final ForceUnlock forceUnlock = new ForceUnlock();
-
-        /** {@return the force-unlock operation's settings} */
-        public ForceUnlock getForceUnlock() {
-            return forceUnlock;
-        }
-    }
-
-    /**
-     * {@code latchkey.endpoint.force-unlock.*}: the endpoint's write operation, which deletes a lock
-     * whoever holds it. Off unless turned on, as it lets whoever may call the endpoint break the
-     * mutual exclusion that every holder relies on.
-     */
-    public static class ForceUnlock {
-
-        /** Nothing set, for Spring to bind. */
-        public ForceUnlock() {
-        }
-        /**
-         * Whether the latchkey endpoint has its write operation, which force-unlocks one lock by name and
-         * kind whoever holds it. Off by default: turn it on only where the endpoint is secured.
-         */
-        private boolean enabled;
-
-        /** {@return whether the endpoint can force-unlock} */
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        /**
-         * Sets whether the endpoint can force-unlock.
-         *
-         * @param enabled whether the endpoint can force-unlock
-         */
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.latchkey.spring;
 
+import io.latchkey.LocalHandOff;
 import io.latchkey.LockConfig;
 import io.latchkey.LockEventListener;
 import java.net.URLEncoder;
@@ -67,11 +68,11 @@ final class LockConfigFactory {
         return current != null ? current : old;
     }
 
-    private static void localHandOff(LatchkeyProperties.LocalHandOff handOff, LockConfig.Builder builder) {
+    private static void localHandOff(LocalHandOffProperties handOff, LockConfig.Builder builder) {
         if (!handOff.isEnabled()) {
             builder.noLocalHandOff();
         } else if (handOff.getMaxHandOffs() != null || handOff.getMaxTime() != null) {
-            LockConfig.LocalHandOff defaults = LockConfig.LocalHandOff.DEFAULT;
+            LocalHandOff defaults = LocalHandOff.DEFAULT;
             builder.localHandOff(Optional.ofNullable(handOff.getMaxHandOffs()).orElse(defaults.maxHandOffs()),
                     Optional.ofNullable(handOff.getMaxTime()).orElse(defaults.maxTime()));
         }

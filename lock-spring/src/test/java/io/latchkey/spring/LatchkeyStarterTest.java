@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
+import io.latchkey.LocalHandOff;
 import io.latchkey.LockConfig;
 import io.latchkey.LockHold;
 import io.latchkey.testing.RedisServer;
@@ -67,7 +68,7 @@ class LatchkeyStarterTest {
             assertThat(config.watchdogTimeout()).isEqualTo(Duration.ofSeconds(2));
             assertThat(config.commandTimeout()).isEqualTo(Duration.ofMillis(300));
             assertThat(config.fairLockWaitTimeout()).isEqualTo(Duration.ofSeconds(7));
-            assertThat(config.localHandOff()).contains(LockConfig.LocalHandOff.DEFAULT);
+            assertThat(config.localHandOff()).contains(LocalHandOff.DEFAULT);
         }
     }
 
@@ -98,12 +99,12 @@ class LatchkeyStarterTest {
         try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri(),
                 "latchkey.local-hand-off.max-hand-offs=8")) {
             assertThat(context.getBean(LockConfig.class).localHandOff())
-                    .contains(new LockConfig.LocalHandOff(8, LockConfig.LocalHandOff.DEFAULT.maxTime()));
+                    .contains(new LocalHandOff(8, LocalHandOff.DEFAULT.maxTime()));
         }
         try (ConfigurableApplicationContext context = TestApplication.run("latchkey.address=" + redis.uri(),
                 "latchkey.local-hand-off.max-time=5ms")) {
             assertThat(context.getBean(LockConfig.class).localHandOff())
-                    .contains(new LockConfig.LocalHandOff(LockConfig.LocalHandOff.DEFAULT.maxHandOffs(), Duration.ofMillis(5)));
+                    .contains(new LocalHandOff(LocalHandOff.DEFAULT.maxHandOffs(), Duration.ofMillis(5)));
         }
     }
 

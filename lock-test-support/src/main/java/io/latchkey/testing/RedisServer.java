@@ -1,19 +1,17 @@
 package io.latchkey.testing;
 
+import static io.latchkey.testing.RedisLaunch.EXIT_TIMEOUT;
+import static io.latchkey.testing.RedisLaunch.HOST;
+import static io.latchkey.testing.RedisLaunch.awaitExit;
+
+import io.latchkey.testing.RedisLaunch.Outcome;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,24 +34,13 @@ public final class RedisServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
 
-    private static final String HOST = "127.0.0.1";
-    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration JVM_EXIT_WAIT = Duration.ofSeconds(2);
-    private static final Duration PING_TIMEOUT = Duration.ofMillis(500);
-    private static final long EXIT_POLL_MILLIS = 10;
     private static final int START_ATTEMPTS = 5;
-    private static final int LOG_TAIL_BYTES = 4096;
-    private static final String PORT_IN_USE = "Address already in use";
-
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
-    private static final String CONFIG_FILE = "redis.conf";
 
     private final Path binary;
-    private final List<String> leadingArgs;
     private final List<String> extraArgs;
-    private final Path dir;
-    private final Path logFile;
+    private final ServerFiles files;
 
     // Chosen while starting, then fixed; volatile for the shutdown hook, which takes no lock.
     private volatile int port;
@@ -61,12 +48,10 @@ public final class RedisServer implements AutoCloseable {
     private boolean paused;
     private boolean closed;
 
-    private RedisServer(Path binary, List<String> leadingArgs, List<String> extraArgs, Path dir) {
+    private RedisServer(Path binary, List<String> extraArgs, ServerFiles files) {
         this.binary = binary;
-        this.leadingArgs = leadingArgs;
         this.extraArgs = extraArgs;
-        this.dir = dir;
-        this.logFile = dir.resolve("redis.log");
+        this.files = files;
     }
 
     /**
@@ -92,7 +77,7 @@ public final class RedisServer implements AutoCloseable {
 
     /**
      * Like {@link #start(String...)}, but with a configuration file that the server may rewrite,
-     * as Sentinel and Cluster nodes do: {@code config} is written to {@value #CONFIG_FILE} in the
+     * as Sentinel and Cluster nodes do: {@code config} is written to {@code redis.conf} in the
      * server's directory and passed as the first argument. Restarts read the file as the server
      * left it.
      *
@@ -104,21 +89,7 @@ public final class RedisServer implements AutoCloseable {
     static RedisServer startWithConfig(IntSupplier freePorts, String config, String... extraArgs) {
         List<String> args = List.of(extraArgs);
         Path binary = RedisBinary.path();
-        Path dir;
-        List<String> leading;
-        try {
-            dir = Files.createTempDirectory("latchkey-redis-");
-            if (config == null) {
-                leading = List.of();
-            } else {
-                Path file = dir.resolve(CONFIG_FILE);
-                Files.writeString(file, config, StandardCharsets.UTF_8);
-                leading = List.of(file.toString());
-            }
-        } catch (IOException e) {
-            throw new RedisFixtureException("cannot create a directory for redis-server", e);
-        }
-        RedisServer server = new RedisServer(binary, leading, args, dir);
+        RedisServer server = new RedisServer(binary, args, ServerFiles.create(config));
         // Registered before any process exists, so that none can outlive the JVM.
         LiveServers.register(server);
         try {
@@ -179,7 +150,7 @@ public final class RedisServer implements AutoCloseable {
      *         deleted by {@link #close()}
      */
     public Path logFile() {
-        return logFile;
+        return files.logFile();
     }
 
     /** @return whether the process is alive, also while it is paused */
@@ -257,7 +228,7 @@ public final class RedisServer implements AutoCloseable {
             process.destroyForcibly();
             awaitExit(process, EXIT_TIMEOUT);
             throw new RedisFixtureException(this + " ignored SIGTERM for " + EXIT_TIMEOUT.toSeconds()
-                    + " s and was killed" + logTail(0));
+                    + " s and was killed" + files.logTail(0));
         }
     }
 
@@ -273,11 +244,8 @@ public final class RedisServer implements AutoCloseable {
         if (!isRunning()) {
             return;
         }
-        process.destroyForcibly();
         paused = false;
-        if (!awaitExit(process, EXIT_TIMEOUT)) {
-            throw new RedisFixtureException(this + " did not exit " + EXIT_TIMEOUT.toSeconds() + " s after SIGKILL");
-        }
+        RedisLaunch.kill(process, this);
     }
 
     /**
@@ -327,10 +295,10 @@ public final class RedisServer implements AutoCloseable {
         if (isRunning()) {
             throw new IllegalStateException(this + " is still running; stop() or kill() it first");
         }
-        long logOffset = logSize();
-        Outcome outcome = launchAndAwait(logOffset);
+        RedisLaunch launch = launch();
+        Outcome outcome = launch.await();
         if (outcome != Outcome.READY) {
-            throw failure(outcome, logOffset);
+            throw launch.failure(outcome);
         }
     }
 
@@ -351,9 +319,9 @@ public final class RedisServer implements AutoCloseable {
                 log.warn("Cannot kill {}", this, e);
             }
             try {
-                deleteRecursively(dir);
+                files.delete();
             } catch (IOException | UncheckedIOException e) {
-                log.warn("Cannot delete {}", dir, e);
+                log.warn("Cannot delete {}", files.dir(), e);
             }
         }
         LiveServers.unregister(this);
@@ -376,7 +344,7 @@ public final class RedisServer implements AutoCloseable {
             awaitExit(current, JVM_EXIT_WAIT);
         }
         try {
-            deleteRecursively(dir);
+            files.delete();
         } catch (IOException | UncheckedIOException ignored) {
             // The JVM is going away; a leftover temp directory is all that is lost.
         }
@@ -385,92 +353,25 @@ public final class RedisServer implements AutoCloseable {
     private void startOnFreePort(IntSupplier freePorts) {
         for (int attempt = 1; ; attempt++) {
             port = freePorts.getAsInt();
-            long logOffset = logSize();
-            Outcome outcome = launchAndAwait(logOffset);
+            RedisLaunch launch = launch();
+            Outcome outcome = launch.await();
             if (outcome == Outcome.READY) {
                 log.debug("Started {} as pid {}", this, process.pid());
                 return;
             }
             if (outcome != Outcome.PORT_IN_USE || attempt == START_ATTEMPTS) {
-                throw failure(outcome, logOffset);
+                throw launch.failure(outcome);
             }
             log.debug("Port {} was taken before redis-server bound it; trying another", port);
         }
     }
 
-    private enum Outcome { READY, PORT_IN_USE, EXITED, TIMED_OUT }
-
-    /** Runs a new process on {@link #port} and waits for it; {@code logOffset} is where its output starts. */
-    private Outcome launchAndAwait(long logOffset) {
-        List<String> command = new ArrayList<>();
-        command.add(binary.toString());
-        command.addAll(leadingArgs);
-        command.addAll(List.of(
-                "--port", Integer.toString(port),
-                "--bind", HOST,
-                "--dir", dir.toString(),
-                "--save", "",
-                "--appendonly", "no",
-                "--daemonize", "no"));
-        command.addAll(extraArgs);
-        try {
-            process = new ProcessBuilder(command)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                    .start();
-            process.getOutputStream().close();
-        } catch (IOException e) {
-            throw new RedisFixtureException("cannot run " + String.join(" ", command), e);
-        }
+    /** Runs a new process on {@link #port}, kept in {@link #process} before it is awaited. */
+    private RedisLaunch launch() {
+        RedisLaunch launch = RedisLaunch.start(this, binary.toString(), port, files, extraArgs);
+        process = launch.process();
         paused = false;
-        return awaitPing(logOffset);
-    }
-
-    private Outcome awaitPing(long logOffset) {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        try {
-            while (true) {
-                // Waiting on the process doubles as the poll interval and notices an early exit at once.
-                if (process.waitFor(EXIT_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
-                    return readLog(logOffset).contains(PORT_IN_USE) ? Outcome.PORT_IN_USE : Outcome.EXITED;
-                }
-                // Checked after the answer, so that a process which lost the port race and already
-                // exited is not taken as up on the strength of another server's PONG. A PONG that
-                // arrives before ours even reaches bind() could still fool this; that needs another
-                // Redis to take the same ephemeral port within those milliseconds.
-                if (RedisPing.answers(HOST, port, PING_TIMEOUT) && process.isAlive()) {
-                    return Outcome.READY;
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    process.destroyForcibly();
-                    awaitExit(process, EXIT_TIMEOUT);
-                    return Outcome.TIMED_OUT;
-                }
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new RedisFixtureException("interrupted while starting " + this, e);
-        }
-    }
-
-    private RedisFixtureException failure(Outcome outcome, long logOffset) {
-        String what;
-        switch (outcome) {
-            case PORT_IN_USE:
-                what = "could not bind port " + port + ", another process holds it";
-                break;
-            case EXITED:
-                what = "exited with code " + process.exitValue() + " before answering PING";
-                break;
-            case TIMED_OUT:
-                what = "did not answer PING within " + STARTUP_TIMEOUT.toSeconds() + " s and was killed";
-                break;
-            default:
-                throw new IllegalArgumentException(outcome.name());
-        }
-        return new RedisFixtureException(this + " " + what + logTail(logOffset));
+        return launch;
     }
 
     private void requireOpen() {
@@ -493,56 +394,6 @@ public final class RedisServer implements AutoCloseable {
             }
             paused = false;
         }
-        current.destroyForcibly();
-        if (!awaitExit(current, EXIT_TIMEOUT)) {
-            throw new RedisFixtureException(this + " did not exit " + EXIT_TIMEOUT.toSeconds() + " s after SIGKILL");
-        }
-    }
-
-    /** Waits for the exit, keeping the interrupt flag; returns whether the process has exited. */
-    private static boolean awaitExit(Process process, Duration timeout) {
-        try {
-            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return !process.isAlive();
-        }
-    }
-
-    private long logSize() {
-        try {
-            return Files.exists(logFile) ? Files.size(logFile) : 0;
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    /** Returns what the server logged from {@code offset} on, at most the last few kilobytes. */
-    private String readLog(long offset) {
-        try (RandomAccessFile file = new RandomAccessFile(logFile.toFile(), "r")) {
-            long start = Math.max(offset, file.length() - LOG_TAIL_BYTES);
-            byte[] bytes = new byte[(int) (file.length() - start)];
-            file.seek(start);
-            file.readFully(bytes);
-            return new String(bytes, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private String logTail(long offset) {
-        String tail = readLog(offset).strip();
-        return tail.isEmpty() ? "; " + logFile + " is empty" : "; last lines of " + logFile + ":\n" + tail;
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(path);
-            }
-        }
+        RedisLaunch.kill(current, this);
     }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
+import io.latchkey.LocalHandOff;
 import io.latchkey.LockConfig;
 import io.latchkey.LockEventListener;
 import io.latchkey.LockException;
@@ -570,7 +571,7 @@ class LocalHandOffTest {
         assertTrue(operator.forceUnlock());
         held.leaseLost().get(2, TimeUnit.SECONDS);
         long next = (Long) waiting[0].get(5, TimeUnit.SECONDS);
-        assertTrue(next > held.fencingToken() + LockConfig.LocalHandOff.DEFAULT.maxHandOffs(),
+        assertTrue(next > held.fencingToken() + LocalHandOff.DEFAULT.maxHandOffs(),
                 "the waiter took a new hold in Redis, past the old block: " + next);
         assertTrue(handOffs.isEmpty(), "nothing was handed off locally: " + handOffs);
         assertThrows(io.latchkey.LeaseLostException.class, held::close);

@@ -73,12 +73,12 @@ final class ConnectionOptions {
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(config)).build())
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .autoReconnect(true);
-        config.trustedCertificates().ifPresent(pem -> builder.sslOptions(SslOptions.builder()
+        config.tls().trustedCertificates().ifPresent(pem -> builder.sslOptions(SslOptions.builder()
                 .jdkSslProvider()
                 .trustManager(pem.toFile())
                 .handshakeTimeout(connectTimeout(config))
                 .build()));
-        config.tlsManagers().ifPresent(managers -> {
+        config.tls().managers().ifPresent(managers -> {
             SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider().trustManager(managers.trust())
                     .handshakeTimeout(connectTimeout(config));
             if (managers.keys() != null) {

@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.LockConfig.LocalHandOff;
+import io.latchkey.LocalHandOff;
 import io.latchkey.internal.lock.LockProtocol;
 import io.latchkey.internal.lock.OwnerIds;
 import io.latchkey.internal.lock.ReentrantLockProtocol;

@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.LockConfig.LocalHandOff;
+import io.latchkey.LocalHandOff;
 
 /**
  * What a cohort knows of the lock's other clients (rule 2 of local hand-off): whether one of them

@@ -134,7 +134,7 @@ final class ReleaseOrPass {
 
     /**
      * Reads the waiting mark while the hold is passed on, every half bound of hand-offs or every
-     * {@link io.latchkey.LockConfig.LocalHandOff#maxTime()}, whichever comes first: the notices of
+     * {@link io.latchkey.LocalHandOff#maxTime()}, whichever comes first: the notices of
      * other clients' tries come over pub/sub, which a busy machine was seen to hold up for
      * seconds, and a waiting client must not wait that long for its turn. One GET at a time, at
      * most one per half bound of grants, and none while the lock is not passed on. While the last

@@ -1,6 +1,6 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.LockConfig.ReplicaShortfall;
 import io.latchkey.LockException;
 import io.latchkey.internal.hold.Hold;

@@ -1,6 +1,6 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.Script;

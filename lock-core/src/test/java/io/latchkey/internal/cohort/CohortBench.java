@@ -3,7 +3,7 @@ package io.latchkey.internal.cohort;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.LockConfig.LocalHandOff;
+import io.latchkey.LocalHandOff;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LeaseTerm;

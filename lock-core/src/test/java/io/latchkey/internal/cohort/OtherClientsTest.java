@@ -3,7 +3,7 @@ package io.latchkey.internal.cohort;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.LockConfig.LocalHandOff;
+import io.latchkey.LocalHandOff;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.latchkey.internal.fair;
 
-import io.latchkey.LockConfig.ReplicaAcknowledgement;
+import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;

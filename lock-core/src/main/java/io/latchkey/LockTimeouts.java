@@ -1,23 +1,19 @@
 package io.latchkey;
 
-import static io.latchkey.LockConfig.Builder.requireArgument;
+import static io.latchkey.SettingChecks.requireArgument;
 
 import java.time.Duration;
 
 /**
- * The four durations of a {@link LockConfig}, each either set or chosen to fit those that were
- * set, and checked against each other: the command timeout is 3 s or a quarter of the watchdog
+ * The four durations of a {@link LockConfig}, each either set on its {@link LockConfig.Builder}
+ * or chosen to fit those that were set, and checked against each other: the command timeout is 3 s or a quarter of the watchdog
  * timeout if that is shorter, and at least a RedLock attempt timeout that was set; the watchdog
  * timeout is 30 s or four command timeouts if that is longer; the RedLock attempt timeout is
  * 100 ms or the command timeout if that is shorter; the fair lock wait timeout is the watchdog
  * timeout. So a contradiction needs two settings that were both made, and its message names both.
- *
- * @param watchdog the watchdog lease
- * @param fairLockWait how long a queued fair-lock waiter may go without retrying
- * @param command the bound on one Redis round trip
- * @param redLockAttempt the bound on one RedLock master's answer to an acquire
+ * Each is positive and at most a year. Immutable and thread-safe.
  */
-record FittingTimeouts(Duration watchdog, Duration fairLockWait, Duration command, Duration redLockAttempt) {
+public final class LockTimeouts {
 
     static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
     static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
@@ -32,6 +28,48 @@ record FittingTimeouts(Duration watchdog, Duration fairLockWait, Duration comman
     private static final Duration MAX_DURATION = Duration.ofDays(365);
     private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
 
+    private final Duration watchdog;
+    private final Duration fairLockWait;
+    private final Duration command;
+    private final Duration redLockAttempt;
+
+    private LockTimeouts(Duration watchdog, Duration fairLockWait, Duration command, Duration redLockAttempt) {
+        this.watchdog = watchdog;
+        this.fairLockWait = fairLockWait;
+        this.command = command;
+        this.redLockAttempt = redLockAttempt;
+    }
+
+    /** {@return the lease of locks taken without one; renewed every third of it while held} */
+    public Duration watchdog() {
+        return watchdog;
+    }
+
+    /**
+     * {@return how long a fair-lock waiter may go without retrying before it is evicted from the
+     * queue; unless set, the watchdog timeout, so a crashed waiter stalls the queue no longer than
+     * a crashed holder does (live waiters retry at least every half of it, so they keep their place)}
+     */
+    public Duration fairLockWait() {
+        return fairLockWait;
+    }
+
+    /** {@return the bound on one Redis round trip} */
+    public Duration command() {
+        return command;
+    }
+
+    /** {@return the bound on one RedLock master's answer to an acquire, far below any lease} */
+    public Duration redLockAttempt() {
+        return redLockAttempt;
+    }
+
+    @Override
+    public String toString() {
+        return "watchdogTimeout=" + watchdog + ", fairLockWaitTimeout=" + fairLockWait + ", commandTimeout=" + command
+                + ", redLockAttemptTimeout=" + redLockAttempt;
+    }
+
     /**
      * @param watchdogTimeout the watchdog timeout set, or null
      * @param fairLockWaitTimeout the fair lock wait timeout set, or null
@@ -41,7 +79,7 @@ record FittingTimeouts(Duration watchdog, Duration fairLockWait, Duration comman
      * @throws IllegalArgumentException if a duration set is not positive, longer than a year, or
      *     contradicts another that was set
      */
-    static FittingTimeouts fit(Duration watchdogTimeout, Duration fairLockWaitTimeout, Duration commandTimeout,
+    static LockTimeouts fit(Duration watchdogTimeout, Duration fairLockWaitTimeout, Duration commandTimeout,
                                Duration redLockAttemptTimeout) {
         requirePositiveIfSet("watchdogTimeout", watchdogTimeout);
         requirePositiveIfSet("fairLockWaitTimeout", fairLockWaitTimeout);
@@ -66,7 +104,7 @@ record FittingTimeouts(Duration watchdog, Duration fairLockWait, Duration comman
                 commandTimeout != null ? command : attempt, watchdog);
         requireArgument(attempt.compareTo(command) <= 0,
                 "redLockAttemptTimeout (%s) must not exceed commandTimeout (%s)", attempt, command);
-        return new FittingTimeouts(watchdog, fairWait, command, attempt);
+        return new LockTimeouts(watchdog, fairWait, command, attempt);
     }
 
     /** 3 s, or less so as to fit the watchdog timeout; never below a RedLock attempt timeout that was set. */
