@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * the compiled classes of lock-core, lock-fair and lock-redlock: a change that breaks one fails
  * here, naming the class and the line, instead of waiting for a reviewer.
  */
+@TimingBound
 class ArchitectureTest {
 
     private static final String FAIR = "io.latchkey.internal.fair..";

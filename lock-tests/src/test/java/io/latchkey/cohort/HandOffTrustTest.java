@@ -13,6 +13,7 @@ import io.latchkey.LockEventListener;
 import io.latchkey.LockException;
 import io.latchkey.LockHold;
 import io.latchkey.RedisInspector;
+import io.latchkey.TimingBound;
 import io.latchkey.testing.RedisServer;
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.TestInfo;
  * outside, against a real Redis server: what a client that gives up, closes, only asks, waits
  * with a fixed lease, or has reason to doubt its hold must never leave behind or hand out.
  */
+@TimingBound
 class HandOffTrustTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(1500);

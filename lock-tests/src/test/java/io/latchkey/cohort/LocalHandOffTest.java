@@ -15,6 +15,7 @@ import io.latchkey.LockEventListener;
 import io.latchkey.LockException;
 import io.latchkey.LockHold;
 import io.latchkey.RedisInspector;
+import io.latchkey.TimingBound;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.TestInfo;
  * The rules of the plain lock's local hand-off (issue 13), each against a real Redis server:
  * the hand-off itself, and what it must never do.
  */
+@TimingBound
 class LocalHandOffTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(1500);

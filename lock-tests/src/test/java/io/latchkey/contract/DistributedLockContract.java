@@ -53,6 +53,12 @@ import org.junit.jupiter.api.function.Executable;
  * out by a hold, the test uses the kind's {@link #rival rival}: the same kind's lock, except for a
  * lock that owners share (the read lock), whose rival is one that excludes it (the write lock).
  *
+ * <p>Each lock kind runs every row once, in its own class ({@code PlainLockTest}, {@code
+ * CohortContractTest}, {@code FairLockContractTest}, the read and the write lock's, {@code
+ * RedLockContractTest}, {@code MultiLockContractTest}). The classes that run a kind again on a
+ * Cluster, on Redis 6.2 or with parts of other kinds skip the rows marked {@link ClientSideRow}
+ * (see {@link VariantRows}).
+ *
  * <p>Every test uses a lock name of its own and closes the clients and threads it made. Clients
  * use short timings ({@link #WATCHDOG_TIMEOUT}, {@link #COMMAND_TIMEOUT}) so that leases run out
  * within the test; timing assertions leave a generous {@link #MARGIN} for slow machines.
@@ -248,6 +254,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void tryLockAndLockAsyncTakeRenewedWatchdogLeasesToo() throws Exception {
         DistributedLock lock = lock(newClient(), name);
         DistributedLock asyncLock = lock(newClient(), name + ":async");
@@ -267,6 +274,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void closingTheClientStopsRenewalSoTheLeaseRunsOut() throws Exception {
         LockClient holderClient = newClient();
         DistributedLock held = lock(holderClient, name);
@@ -317,6 +325,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void tryLockWithFixedLeaseRunsOut() throws Exception {
         DistributedLock lock = lock(newClient(), name);
         DistributedLock other = lock(newClient(), name);
@@ -372,6 +381,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void twoLockObjectsOfOneNameShareTheHolds() {
         LockClient client = newHolderClient();
         DistributedLock first = lock(client, name);
@@ -554,6 +564,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void tryLockWithTheLongestTimeUnitWaitAcquiresAFreeLock() throws Exception {
         DistributedLock lock = lock(newClient(), name);
 
@@ -567,6 +578,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void tryLockWithAZeroOrNegativeTimeUnitWaitTriesOnceWithoutThrowing() throws Exception {
         // java.util.concurrent.locks.Lock: "If the time is less than or equal to zero, the method
         // will not wait at all." Only the Duration overloads reject a negative wait.
@@ -592,6 +604,7 @@ public abstract class DistributedLockContract {
     // Interrupts: lockInterruptibly and tryLock end the wait; lock() does not
 
     @Test
+    @ClientSideRow
     void interruptedLockInterruptiblyThrowsAndLeavesNoHold() throws Exception {
         assertInterruptLeavesNoHold(lock -> {
             lock.lockInterruptibly();
@@ -600,11 +613,13 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void interruptedTryLockThrowsAndLeavesNoHold() throws Exception {
         assertInterruptLeavesNoHold(lock -> lock.tryLock(Duration.ofSeconds(20)));
     }
 
     @Test
+    @ClientSideRow
     void interruptedTryLockWithLeaseThrowsAndLeavesNoHold() throws Exception {
         assertInterruptLeavesNoHold(lock -> lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(20)));
     }
@@ -651,6 +666,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void lockIsNotInterruptibleAndReassertsTheInterrupt() throws Exception {
         assertNotInterruptible(lock -> {
             lock.lock();
@@ -781,12 +797,14 @@ public abstract class DistributedLockContract {
     // Bad arguments
 
     @Test
+    @ClientSideRow
     void nullNameIsRejected() {
         LockClient client = newClient();
         assertThrows(NullPointerException.class, () -> lock(client, null));
     }
 
     @Test
+    @ClientSideRow
     void zeroNegativeOrAbsurdLeaseIsRejectedNamingTheArgument() {
         DistributedLock lock = lock(newClient(), name);
         Duration negative = Duration.ofMillis(-1);
@@ -812,6 +830,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void negativeWaitIsRejectedNamingTheArgument() {
         DistributedLock lock = lock(newClient(), name);
         Duration negative = Duration.ofMillis(-1);
@@ -830,6 +849,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void nullDurationsAreRejected() {
         DistributedLock lock = lock(newClient(), name);
         List<Executable> calls = List.of(
@@ -872,6 +892,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void lockAsyncWithoutOwnerIdBelongsToTheCallingThread() throws Exception {
         DistributedLock lock = lock(newClient(), name);
 
@@ -886,6 +907,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void cancellingAPendingLockAsyncLeavesNoHold() throws Exception {
         DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
@@ -906,6 +928,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void tryLockAsyncAnswersFalseWhenHeldAndTrueWhenFree() throws Exception {
         DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
@@ -929,6 +952,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void tryAcquireAsyncWithTheWatchdogLeaseEndsItsAttemptWhenTheWaitRunsOut() throws Exception {
         DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
@@ -956,6 +980,7 @@ public abstract class DistributedLockContract {
     // newCondition, forceUnlock, remainingLease
 
     @Test
+    @ClientSideRow
     void newConditionIsUnsupported() {
         DistributedLock lock = lock(newClient(), name);
         assertThrows(UnsupportedOperationException.class, lock::newCondition);
@@ -1116,6 +1141,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void everyWatchdogFormIsRenewedWhileHeldAndReleasedByClose() throws Exception {
         LockClient client = newClient();
         LockClient observers = newClient();
@@ -1149,6 +1175,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void reentryReturnsANewHandleOfTheSameHoldAndClosingItReleasesOneLevel() throws Exception {
         DistributedLock lock = lock(newHolderClient(), name);
         DistributedLock other = lock(newClient(), name);
@@ -1187,6 +1214,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void lockAndAcquireOfOneOwnerAreOneHold() {
         DistributedLock lock = lock(newHolderClient(), name);
         DistributedLock other = lock(newClient(), name);
@@ -1215,6 +1243,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void closeAfterUnlockReleasedTheHoldThrowsIllegalMonitorStateThatIsNotLeaseLost() {
         DistributedLock lock = lock(newClient(), name);
 
@@ -1228,6 +1257,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void holdsAreSharedByLockObjectsOfOneNameOnOneClient() {
         LockClient client = newHolderClient();
         DistributedLock first = lock(client, name);
@@ -1254,6 +1284,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void completingOrCancellingLeaseLostFromOutsideChangesNothingAboutTheHold() {
         DistributedLock lock = lock(newClient(), name);
 
@@ -1352,6 +1383,7 @@ public abstract class DistributedLockContract {
     // ---- tryAcquire and the async forms ---------------------------------------------------
 
     @Test
+    @ClientSideRow
     void tryAcquireAnswersEmptyWhenHeldElsewhereForTheWholeWaitAndAHoldWhenFree() throws Exception {
         DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
@@ -1398,6 +1430,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void asyncHoldsBelongToTheGivenOwnerAndAreClosedFromAnyThread() throws Exception {
         DistributedLock lock = lock(newHolderClient(), name);
         OwnerThread taker = newOwnerThread("taker");
@@ -1429,6 +1462,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void cancellingAPendingAcquireAsyncLeavesNoHold() throws Exception {
         DistributedLock held = rival(newHolderClient(), name);
         DistributedLock wanted = lock(newClient(), name);
@@ -1456,21 +1490,25 @@ public abstract class DistributedLockContract {
     // ---- interrupts -----------------------------------------------------------------------
 
     @Test
+    @ClientSideRow
     void interruptedAcquireInterruptiblyThrowsAndLeavesNoHold() throws Exception {
         assertInterruptLeavesNoHold(lock -> lock.acquireInterruptibly() != null);
     }
 
     @Test
+    @ClientSideRow
     void interruptedTryAcquireThrowsAndLeavesNoHold() throws Exception {
         assertInterruptLeavesNoHold(lock -> lock.tryAcquire(Duration.ofSeconds(20)).isPresent());
     }
 
     @Test
+    @ClientSideRow
     void interruptedTryAcquireWithLeaseThrowsAndLeavesNoHold() throws Exception {
         assertInterruptLeavesNoHold(lock -> lock.tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(20)).isPresent());
     }
 
     @Test
+    @ClientSideRow
     void acquireIsNotInterruptibleAndReassertsTheInterrupt() throws Exception {
         assertNotInterruptible(lock -> lock.acquire()::close);
         assertNotInterruptible(lock -> lock.acquire(Duration.ofSeconds(20))::close);
@@ -1508,6 +1546,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void closeOfALostHoldThrowsLeaseLostOnceEndsTheHoldAndASecondCloseDoesNothing() throws Exception {
         DistributedLock lock = lock(newClient(), name);
         DistributedLock operator = lock(newClient(), name);
@@ -1532,6 +1571,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void reentryOfAnOwnerWhoseLeaseIsLostThrowsLeaseLostAndLeavesTheHoldToItsRelease() throws Exception {
         DistributedLock lock = lock(newClient(), name);
         DistributedLock operator = lock(newClient(), name);
@@ -1552,6 +1592,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void asyncReentryAndUnlockOfAnOwnerWhoseLeaseIsLostFailWithLeaseLost() throws Exception {
         DistributedLock lock = lock(newClient(), name);
         DistributedLock operator = lock(newClient(), name);
@@ -1605,6 +1646,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void everyFixedLeaseFormIsReportedLostWhenItRunsOutAndItsReleaseThrowsLeaseLost() throws Exception {
         LockClient client = newClient();
         DistributedLock tried = lock(client, name + ":try");
@@ -1634,6 +1676,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void leaseLostNeverCompletesAfterANormalRelease() throws Exception {
         LockClient client = newClient();
         DistributedLock watchdog = lock(client, name + ":watchdog");
@@ -1683,6 +1726,7 @@ public abstract class DistributedLockContract {
     // ---- Redis down, bad arguments --------------------------------------------------------
 
     @Test
+    @ClientSideRow
     void redisDownFailsEveryAcquireWithLockConnectionExceptionAndLeavesNoHold() throws Exception {
         LockClient client = newClient();
         DistributedLock lock = lock(client, name);
@@ -1715,6 +1759,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void redisTooSlowFailsAcquireWithLockTimeoutExceptionAndLeavesNoHoldBehind() throws Exception {
         DistributedLock lock = lock(newClient(), name);
         DistributedLock observer = lock(newClient(), name);
@@ -1747,6 +1792,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void holdMethodsRejectAZeroOrNegativeLeaseNamingIt() {
         DistributedLock lock = lock(newClient(), name);
         List<Executable> calls = new ArrayList<>();
@@ -1761,6 +1807,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void holdMethodsRejectANegativeWaitNamingIt() {
         DistributedLock lock = lock(newClient(), name);
         Duration negative = Duration.ofMillis(-1);
@@ -1772,6 +1819,7 @@ public abstract class DistributedLockContract {
     }
 
     @Test
+    @ClientSideRow
     void holdMethodsRejectNullDurationsNamingThem() {
         DistributedLock lock = lock(newClient(), name);
         assertEachRejected(NullPointerException.class, "leaseTime", List.of(

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * before the class's own {@code @BeforeAll} methods, inherited ones included, so a contract
  * subclass needs nothing but {@code @ExtendWith(OnEmbeddedRedis6.class)}. Skips the class where
  * the default server is older than 7 already (the class itself covers 6 then) or no embedded
- * binary exists for the platform. Test classes run one at a time, so the system property it sets
- * is seen by this class alone.
+ * binary exists for the platform. A test JVM runs its classes one at a time (the pom's forks are
+ * separate JVMs), so the system property it sets is seen by this class alone.
  */
 public final class OnEmbeddedRedis6 implements ExecutionCondition, BeforeAllCallback, AfterAllCallback {
 

@@ -3,6 +3,7 @@ package io.latchkey.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.TimingBound;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LeaseTerm;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * that the race can be run many thousand times. Before the fix a kept grant showed within the
  * first few rounds.
  */
+@TimingBound
 class CallerCompletedFutureTest {
 
     /** Watches the fake holds' leases, which never run out within a test. */

@@ -10,6 +10,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockHold;
 import io.latchkey.OneRedis;
+import io.latchkey.TimingBound;
 import io.latchkey.testing.FaultProxy;
 import io.latchkey.topology.CapturedLog;
 import java.time.Duration;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * command timeout after the hold disappeared; the lease as last confirmed while Redis is
  * unreachable), and as {@link LeaseLostException} from the owner's next release.
  */
+@TimingBound
 class LeaseLossReportTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(900);

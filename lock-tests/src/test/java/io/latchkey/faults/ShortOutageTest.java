@@ -10,6 +10,7 @@ import io.latchkey.Lease;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.TimingBound;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.Optional;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Before the change each of these tries failed at once with {@code LockConnectionException}
  * ("Currently not connected") or {@code LockRefusedException} ({@code LOADING}).
  */
+@TimingBound
 class ShortOutageTest {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);

@@ -5,6 +5,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockHold;
 import io.latchkey.contract.DistributedLockContract;
+import io.latchkey.contract.VariantRows;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
@@ -16,9 +17,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The contract of every lock kind for a multi-lock on a Redis Cluster of three masters, its two
  * parts on different masters (so on different slots): each part's scripts stay in its own slot,
  * and the multi-lock spans them. "Redis down" kills every node, "too slow" pauses every node.
- * See {@link MultiLockRows} for the rows that cannot hold.
+ * See {@link MultiLockRows} for the rows that cannot hold; the client-side rows run in
+ * {@code MultiLockContractTest} ({@link VariantRows}).
  */
-@ExtendWith(MultiLockRows.class)
+@ExtendWith({MultiLockRows.class, VariantRows.class})
 class ClusterMultiLockContractTest extends DistributedLockContract {
 
     private static RedisCluster cluster;

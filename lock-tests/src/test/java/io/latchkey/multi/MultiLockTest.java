@@ -17,6 +17,7 @@ import io.latchkey.LockConfig;
 import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockHold;
+import io.latchkey.TimingBound;
 import io.latchkey.testing.RedisServers;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.TestInfo;
  * of one part, its holds' parts, and its arguments. Against two real Redis servers: parts on the
  * second one come from a client of their own, so that server can fail alone.
  */
+@TimingBound
 class MultiLockTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(1500);

@@ -11,6 +11,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockClient;
 import io.latchkey.LockException;
+import io.latchkey.TimingBound;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * killed, a majority held by someone else, masters paused (SIGSTOP) during an acquire, renewal on
  * what is left, and a majority lost while held. Every test puts back what it broke.
  */
+@TimingBound
 class RedLockFaultTest {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(600);

@@ -15,6 +15,7 @@ import io.latchkey.LockException;
 import io.latchkey.LockHold;
 import io.latchkey.LockRefusedException;
 import io.latchkey.SemaphorePermit;
+import io.latchkey.TimingBound;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.Test;
  * own command counts say so), so the row is neither short nor padded. A wrong password fails at
  * {@code create}, and a missing permission at first use, each with a message that says so.
  */
+@TimingBound
 class AclTest {
 
     /**

@@ -4,18 +4,22 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.contract.DistributedLockContract;
+import io.latchkey.contract.VariantRows;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Every row of the API's semantics table for the plain lock, on a Redis Cluster of three
- * masters: the same assertions as on one server, through slot routing and sharded pub/sub.
+ * The rows of the API's semantics table that a topology can change, for the plain lock on a Redis
+ * Cluster of three masters: the same assertions as on one server, through slot routing and
+ * sharded pub/sub ({@link VariantRows}; the client-side rows run in {@code PlainLockTest}).
  * "Redis down" kills every node; the restarted nodes rejoin the cluster from their saved
  * cluster configuration. "Redis too slow" pauses every node.
  */
+@ExtendWith(VariantRows.class)
 class ClusterContractTest extends DistributedLockContract {
 
     private static RedisCluster cluster;

@@ -9,6 +9,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.TimingBound;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * lost; that loss is the documented limit of a failover, not what this test is about, so the
  * kill comes only after the replica has caught up with its master.
  */
+@TimingBound
 class ClusterFailoverTest {
 
     /** Long enough that a renewal after the failover lands before the lease runs out. */

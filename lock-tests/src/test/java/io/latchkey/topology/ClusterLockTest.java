@@ -12,6 +12,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
+import io.latchkey.TimingBound;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.testing.RedisCluster;
 import io.latchkey.testing.RedisServer;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.TestInstance;
  * while the pub/sub connection was down, which the reconnect must not bring back for good.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TimingBound
 class ClusterLockTest {
 
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);

@@ -10,6 +10,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.TimingBound;
 import io.latchkey.testing.RedisSentinelGroup;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * master never saw is reported as a lost lease by the watchdog (and taken by its waiter), the
  * lock that survived is handed over by its unlock message, and fresh locks are acquirable.
  */
+@TimingBound
 class SentinelFailoverTest {
 
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
