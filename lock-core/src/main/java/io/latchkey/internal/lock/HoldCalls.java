@@ -16,8 +16,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -200,12 +198,8 @@ public final class HoldCalls {
     private CompletableFuture<?> giveBack(HoldId hold, String field) {
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
-        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
-        return unsettled.after(hold, () -> scripts.release(field, call, RELEASE).whenComplete((left, failure) -> {
-            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                unsettled.settleLater(hold, "release of unacknowledged grant " + call, again);
-            }
-        }));
+        return unsettled.after(hold, () -> unsettled.sendOrSettleLater(hold, "release of unacknowledged grant " + call,
+                () -> scripts.release(field, call, RELEASE), () -> scripts.release(field, call, RELEASE)));
     }
 
     /**
@@ -315,35 +309,17 @@ public final class HoldCalls {
         context.renewer().releasing(context.executor(), lock, field);
         // A requeue's mark is worth writing only with the release it belongs to: sent again later,
         // it could name a client whose owners have all left since, so it is sent as a release.
-        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
-        AtomicBoolean sent = new AtomicBoolean();
-        return unsettled.after(hold, () -> {
-            sent.set(true);
-            // Registered before the call counts as answered, so the owner's next call comes after it.
-            return scripts.release(field, call, mode).whenComplete((left, failure) -> {
-                if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                    unsettled.settleLater(hold, "release " + call, again);
-                }
-            });
-        }).handle((left, failure) -> {
-            if (failure != null) {
-                if (!Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
-                    throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-                }
-                if (!sent.get()) {
-                    // An earlier call could not be settled, so this one never left: it is owed too.
-                    unsettled.settleLater(hold, "release " + call, again);
-                }
-                throw LockExceptions.releaseDeferred(name, owner, failure);
-            }
-            if (left == null || left == 0L) {
-                context.renewer().cancel(context.executor(), lock, field);
-            }
-            if (left == null) {
-                throw LockExceptions.notHeld(name, owner);
-            }
-            return null;
-        });
+        return unsettled.afterOrSettleLater(hold, "release " + call, () -> scripts.release(field, call, mode),
+                () -> scripts.release(field, call, RELEASE), failure -> LockExceptions.releaseDeferred(name, owner, failure))
+                .thenApply(left -> {
+                    if (left == null || left == 0L) {
+                        context.renewer().cancel(context.executor(), lock, field);
+                    }
+                    if (left == null) {
+                        throw LockExceptions.notHeld(name, owner);
+                    }
+                    return null;
+                });
     }
 
     /**

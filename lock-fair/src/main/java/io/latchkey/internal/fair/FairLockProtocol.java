@@ -1,7 +1,6 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.LockConfig.ReplicaAcknowledgement;
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
@@ -144,11 +143,8 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
-        return leaveQueue(field).whenComplete((removed, failure) -> {
-            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                context.unsettled().settleLater(context.hold(lock, owner), "leaving the queue", () -> leaveQueue(field));
-            }
-        }).thenApply(removed -> null);
+        return context.unsettled().sendOrSettleLater(context.hold(lock, owner), "leaving the queue",
+                () -> leaveQueue(field), () -> leaveQueue(field)).thenApply(removed -> null);
     }
 
     private CompletableFuture<Long> leaveQueue(String field) {
