@@ -4,6 +4,7 @@ import io.latchkey.LockConfig.ReplicaAcknowledgement;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
+import io.latchkey.internal.lock.HoldScripts;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockKeys;
@@ -74,7 +75,7 @@ public final class FairLockProtocol implements LockProtocol {
         this.fenceCounter = keys.fenceCounter();
         Duration place = context.config().fairLockWaitTimeout();
         this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
-        this.holds = new HoldCalls(name, lock, context, new HoldCalls.Scripts() {
+        this.holds = new HoldCalls(name, lock, context, new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
