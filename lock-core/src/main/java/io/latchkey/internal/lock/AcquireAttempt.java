@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * need no locking. Giving up, whether the wait ran out or the attempt was cancelled, always
  * closes the wake-ups and abandons the attempt's trace in Redis before {@link #settled()}.
  */
-final class AcquireAttempt {
+final class AcquireAttempt implements Acquisition<Hold> {
 
     private static final Logger log = LoggerFactory.getLogger(AcquireAttempt.class);
     private static final long FOREVER = Long.MAX_VALUE;
@@ -128,7 +128,8 @@ final class AcquireAttempt {
      *     cleaned up); fails with the Redis failure, or with LeaseLostException for a re-entry of
      *     a hold whose lease was lost
      */
-    CompletableFuture<Hold> result() {
+    @Override
+    public CompletableFuture<Hold> result() {
         return result;
     }
 
@@ -143,7 +144,8 @@ final class AcquireAttempt {
      *
      * @return completes when nothing of this attempt is left, in Redis or here
      */
-    CompletableFuture<Void> cancel() {
+    @Override
+    public CompletableFuture<Void> cancel() {
         if (result.cancel(false)) {
             return settled;
         }

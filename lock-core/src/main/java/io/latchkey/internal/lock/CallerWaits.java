@@ -7,7 +7,7 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * How a blocking facade waits on a future of the async core, the same for every kind's facade
- * ({@link Acquisitions} for locks and semaphores, the multi-lock): the interrupt semantics of
+ * (every {@link Acquisition}, and a lock's or semaphore's round trips): the interrupt semantics of
  * {@code Lock.lock()}, clean-up that an interrupt cannot cut short, and failures rethrown on the
  * caller's thread with their type kept. Stateless.
  */

@@ -15,8 +15,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +40,7 @@ public final class HoldCalls {
     private final String lock;
     private final LockContext context;
     private final Layout layout;
-    private final Scripts scripts;
+    private final HoldScripts scripts;
 
     /**
      * For a lock whose owners each have one hold, a field of the lock hash that
@@ -53,7 +51,7 @@ public final class HoldCalls {
      * @param context the client's shared machinery
      * @param scripts the lock kind's acquire and release scripts
      */
-    public HoldCalls(String name, String lock, LockContext context, Scripts scripts) {
+    public HoldCalls(String name, String lock, LockContext context, HoldScripts scripts) {
         this(name, context, Layout.lockHash(lock), scripts);
     }
 
@@ -63,7 +61,7 @@ public final class HoldCalls {
      * @param layout the field of an owner's hold and how the watchdog renews it
      * @param scripts the lock kind's acquire and release scripts
      */
-    public HoldCalls(String name, LockContext context, Layout layout, Scripts scripts) {
+    public HoldCalls(String name, LockContext context, Layout layout, HoldScripts scripts) {
         this.name = name;
         this.lock = layout.lock();
         this.context = context;
@@ -199,12 +197,8 @@ public final class HoldCalls {
     private CompletableFuture<?> giveBack(HoldId hold, String field) {
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
-        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
-        return unsettled.after(hold, () -> scripts.release(field, call, RELEASE).whenComplete((left, failure) -> {
-            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                unsettled.settleLater(hold, "release of unacknowledged grant " + call, again);
-            }
-        }));
+        return unsettled.after(hold, () -> unsettled.sendOrSettleLater(hold, "release of unacknowledged grant " + call,
+                () -> scripts.release(field, call, RELEASE), () -> scripts.release(field, call, RELEASE)));
     }
 
     /**
@@ -302,35 +296,17 @@ public final class HoldCalls {
         context.renewer().releasing(context.executor(), lock, field);
         // A requeue's mark is worth writing only with the release it belongs to: sent again later,
         // it could name a client whose owners have all left since, so it is sent as a release.
-        Supplier<CompletableFuture<?>> again = () -> scripts.release(field, call, RELEASE);
-        AtomicBoolean sent = new AtomicBoolean();
-        return unsettled.after(hold, () -> {
-            sent.set(true);
-            // Registered before the call counts as answered, so the owner's next call comes after it.
-            return scripts.release(field, call, mode).whenComplete((left, failure) -> {
-                if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                    unsettled.settleLater(hold, "release " + call, again);
-                }
-            });
-        }).handle((left, failure) -> {
-            if (failure != null) {
-                if (!Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
-                    throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-                }
-                if (!sent.get()) {
-                    // An earlier call could not be settled, so this one never left: it is owed too.
-                    unsettled.settleLater(hold, "release " + call, again);
-                }
-                throw LockExceptions.releaseDeferred(name, owner, failure);
-            }
-            if (left == null || left == 0L) {
-                context.renewer().cancel(context.executor(), lock, field);
-            }
-            if (left == null) {
-                throw LockExceptions.notHeld(name, owner);
-            }
-            return null;
-        });
+        return unsettled.afterOrSettleLater(hold, "release " + call, () -> scripts.release(field, call, mode),
+                () -> scripts.release(field, call, RELEASE), failure -> LockExceptions.releaseDeferred(name, owner, failure))
+                .thenApply(left -> {
+                    if (left == null || left == 0L) {
+                        context.renewer().cancel(context.executor(), lock, field);
+                    }
+                    if (left == null) {
+                        throw LockExceptions.notHeld(name, owner);
+                    }
+                    return null;
+                });
     }
 
     /**
@@ -366,63 +342,6 @@ public final class HoldCalls {
         /** @return the lock hash */
         public String lock() {
             return renewalKeys.get(0);
-        }
-    }
-
-    /** The scripts of a lock kind whose holds are a count in the lock hash. */
-    public interface Scripts {
-
-        /**
-         * @param field the owner's field
-         * @param lease the lease
-         * @param call the call's id
-         * @param held '' to take the lock or re-enter, 'fresh' for a new hold, else the token of
-         *     the hold to re-enter, as acquire.lua takes it
-         * @return {1, hold count, token} if granted, {0, the bound on the wait in milliseconds}
-         *     if not, {-1, 0} if the hold to re-enter is gone
-         */
-        CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held);
-
-        /**
-         * The acquire script with {@code WAIT} pipelined behind it on the same connection
-         * ({@code RedisExecutor.evalReplicated}). A kind that does not override it acquires
-         * without acknowledgement.
-         *
-         * @param field the owner's field
-         * @param lease the lease
-         * @param call the call's id
-         * @param held as {@link #acquire} takes it
-         * @param acknowledgement how many replicas to wait for, and how long
-         * @return the reply of {@link #acquire} and the replicas' acknowledgement
-         */
-        default CompletableFuture<Replicated<List<Object>>> acquireReplicated(String field, LeaseTerm lease, String call,
-                                                                                String held, ReplicaAcknowledgement acknowledgement) {
-            return acquire(field, lease, call, held).thenApply(Replicated::unacknowledged);
-        }
-
-        /**
-         * @param field the owner's field
-         * @param call the call's id, or the id of the call being settled
-         * @param mode {@code release}, {@code requeue} (a cohort's hold) or {@code undo}, as release.lua takes it
-         * @return the holds left, or null if there was nothing to release
-         */
-        CompletableFuture<Long> release(String field, String call, String mode);
-
-        /**
-         * @param field the owner's field
-         * @param call the call's id
-         * @param token the token of the hold to end
-         * @return ends every level of that hold if Redis still has it; null if it had not
-         */
-        CompletableFuture<Long> end(String field, String call, long token);
-
-        /**
-         * @param field the owner's field
-         * @return drops what an acquire whose answer was lost may have left besides a hold, such
-         *     as a place in a queue
-         */
-        default CompletableFuture<?> afterUndo(String field) {
-            return CompletableFuture.completedFuture(null);
         }
     }
 }

@@ -83,8 +83,8 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @param releaseKeys the keys of release.lua
      * @param releaseExtra release.lua's ARGV after the five it always takes
      */
-    private HoldCalls.Scripts scripts(String[] acquireKeys, String[] extra, String[] releaseKeys, String[] releaseExtra) {
-        return new HoldCalls.Scripts() {
+    private HoldScripts scripts(String[] acquireKeys, String[] extra, String[] releaseKeys, String[] releaseExtra) {
+        return new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,

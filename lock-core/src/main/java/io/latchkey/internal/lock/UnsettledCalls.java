@@ -10,7 +10,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,6 +125,69 @@ public final class UnsettledCalls implements AutoCloseable {
         // right behind the one it settles, so a Redis that was only slow runs both back to back
         // and nobody sees the stray grant. If the connection is down, it fails fast and retries.
         line.drain();
+    }
+
+    /**
+     * Sends a call that must take effect (a release, a leaving of a queue) at once, not after the
+     * hold's earlier calls: if its answer is lost, or Redis refused it for a passing reason (a
+     * failover), {@code again} settles it later.
+     *
+     * @param hold the owner's hold
+     * @param what names the call, for logs
+     * @param call sends the call
+     * @param again sends it again, idempotently, as {@link #settleLater} runs it
+     * @param <T> the reply type
+     * @return the call's reply, once a settlement it needs is registered
+     */
+    public <T> CompletableFuture<T> sendOrSettleLater(HoldId hold, String what, Supplier<CompletableFuture<T>> call,
+                                                      Supplier<CompletableFuture<?>> again) {
+        return call.get().whenComplete((reply, failure) -> {
+            if (failure != null && mustSettle(failure)) {
+                settleLater(hold, what, again);
+            }
+        });
+    }
+
+    /**
+     * As {@link #sendOrSettleLater(HoldId, String, Supplier, Supplier)}, after the hold's earlier
+     * calls ({@link #after}); a call that an unsettled earlier one kept from being sent is owed
+     * too, and settled the same way.
+     *
+     * @param hold the owner's hold
+     * @param what names the call, for logs
+     * @param call sends the call
+     * @param again sends it again, idempotently, as {@link #settleLater} runs it
+     * @param deferred what the caller is told when the call is left to be settled later, from
+     *     why; it must not retry
+     * @param <T> the reply type
+     * @return the call's reply; fails with {@code deferred} of the failure when the call is left
+     *     to be settled later, else as the call failed
+     */
+    public <T> CompletableFuture<T> afterOrSettleLater(HoldId hold, String what, Supplier<CompletableFuture<T>> call,
+                                                       Supplier<CompletableFuture<?>> again,
+                                                       Function<Throwable, ? extends RuntimeException> deferred) {
+        AtomicBoolean sent = new AtomicBoolean();
+        return after(hold, () -> {
+            sent.set(true);
+            // Registered before the call counts as answered, so the owner's next call comes after it.
+            return sendOrSettleLater(hold, what, call, again);
+        }).handle((reply, failure) -> {
+            if (failure == null) {
+                return reply;
+            }
+            if (!mustSettle(failure)) {
+                throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+            }
+            if (!sent.get()) {
+                // An earlier call could not be settled, so this one never left: it is owed too.
+                settleLater(hold, what, again);
+            }
+            throw deferred.apply(failure);
+        });
+    }
+
+    private static boolean mustSettle(Throwable failure) {
+        return Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure);
     }
 
     /** @return the number of holds with calls in flight or still to settle, for tests and diagnostics */

@@ -3,9 +3,13 @@
  *
  * <h2>Shape</h2>
  * <ul>
- *   <li>{@link io.latchkey.internal.lock.LockFacade}: the one {@code DistributedLock}
- *       implementation. It validates arguments, picks owner and lease, and gives the blocking
- *       methods their interrupt semantics by waiting on futures.</li>
+ *   <li>{@link io.latchkey.internal.lock.AbstractDistributedLock}: the one facade of
+ *       {@code DistributedLock}. It validates arguments, picks owner and lease, and gives the
+ *       blocking methods their interrupt semantics and the async ones their cancel semantics,
+ *       over one seam: start an {@link io.latchkey.internal.lock.Acquisition} for an owner with a
+ *       lease and a wait (its result and its cancel), and release a level.
+ *       {@link io.latchkey.internal.lock.LockFacade} serves the seam for every kind with a
+ *       protocol, the multi-lock for itself.</li>
  *   <li>{@link io.latchkey.internal.lock.AcquireAttempt}: the one acquire loop, a chain of
  *       futures. It asks an {@link io.latchkey.internal.lock.AcquireProtocol} for one try at a
  *       time, waits between tries on the kind's wake-ups, and records every grant's
@@ -24,7 +28,8 @@
  *       hash (plain, fair, both sides of the read-write lock, each hold a field its
  *       {@link io.latchkey.internal.lock.HoldCalls.Layout} names): every call carries an id the
  *       scripts remember, and one whose answer was lost is settled by
- *       {@link io.latchkey.internal.lock.UnsettledCalls}.</li>
+ *       {@link io.latchkey.internal.lock.UnsettledCalls}, which also sends the calls that must
+ *       take effect (releases, leaving a queue): sent, or settled later.</li>
  *   <li>{@link io.latchkey.internal.lock.LockKeys}: the Redis names of one lock, all in one
  *       Cluster slot whatever the name.</li>
  * </ul>

@@ -1,6 +1,7 @@
 package io.latchkey.internal.multi;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LockHold;
 import io.latchkey.internal.lock.Acquisition;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
@@ -37,7 +38,7 @@ final class FacadePart implements Part {
     }
 
     @Override
-    public Acquisition start(long owner, Duration leaseTime, long waitNanos) {
+    public Acquisition<LockHold> start(long owner, Duration leaseTime, long waitNanos) {
         return lock.acquisition(owner, leaseTime, waitNanos);
     }
 

@@ -59,7 +59,7 @@ final class ForeignPart implements Part {
     }
 
     @Override
-    public Acquisition start(long owner, Duration leaseTime, long waitNanos) {
+    public Acquisition<LockHold> start(long owner, Duration leaseTime, long waitNanos) {
         boolean forever = waitNanos == Long.MAX_VALUE;
         AtomicBoolean waitRanOut = new AtomicBoolean();
         // The part's own future, not a stage derived from it: only its cancel reaches the part.
@@ -82,22 +82,22 @@ final class ForeignPart implements Part {
             }
         }
         Timeout end = deadline;
-        CompletableFuture<Optional<LockHold>> result = new CompletableFuture<>();
+        CompletableFuture<LockHold> result = new CompletableFuture<>();
         call.whenComplete((hold, failure) -> {
             if (end != null) {
                 end.cancel();
             }
             Throwable cause = failure == null ? null : Failures.unwrap(failure);
             if (cause == null) {
-                result.complete(hold);
+                result.complete(hold.orElse(null));
             } else if (cause instanceof CancellationException && waitRanOut.get()) {
-                result.complete(Optional.empty());
+                result.complete(null);
             } else {
                 result.completeExceptionally(cause);
             }
         });
         AtomicBoolean handedBack = new AtomicBoolean();
-        return new Acquisition(result, () -> {
+        return Acquisition.of(result, () -> {
             if (raw.cancel(true) || !handedBack.compareAndSet(false, true)) {
                 return CompletableFuture.completedFuture(null);
             }

@@ -6,7 +6,7 @@ import io.latchkey.internal.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -34,7 +34,7 @@ final class MultiAcquisition {
     /** The parts' holds once all are taken; null when the wait ran out. */
     private final CompletableFuture<List<LockHold>> result = new CompletableFuture<>();
     /** Guarded by this: the acquisitions of the parts taken so far, and then the one under way. */
-    private final List<Acquisition> started = new ArrayList<>();
+    private final List<Acquisition<LockHold>> started = new ArrayList<>();
     /** Guarded by this: the one clean-up, once started. */
     private CompletableFuture<Void> cleanUp;
 
@@ -91,7 +91,7 @@ final class MultiAcquisition {
                 finish();
                 return;
             }
-            Acquisition part;
+            Acquisition<LockHold> part;
             try {
                 part = parts.get(index).start(owner, leaseTime, remainingNanos());
             } catch (Throwable e) {
@@ -105,7 +105,7 @@ final class MultiAcquisition {
                     return;
                 }
             }
-            CompletableFuture<Optional<LockHold>> taken = part.result();
+            CompletableFuture<LockHold> taken = part.result();
             if (!taken.isDone()) {
                 int next = index + 1;
                 taken.whenComplete((hold, failure) -> {
@@ -119,7 +119,7 @@ final class MultiAcquisition {
                 });
                 return;
             }
-            Optional<LockHold> hold = null;
+            LockHold hold = null;
             Throwable failure = null;
             try {
                 hold = taken.join();
@@ -133,10 +133,10 @@ final class MultiAcquisition {
     }
 
     /** @return true if the next part is to be taken; else the acquisition ends as the part's outcome says */
-    private boolean goesOn(Optional<LockHold> hold, Throwable failure) {
+    private boolean goesOn(LockHold hold, Throwable failure) {
         if (failure != null) {
             fail(failure);
-        } else if (hold.isEmpty()) {
+        } else if (hold == null) {
             cleanUp().whenComplete((ok, ignored) -> result.complete(null));
         } else if (result.isDone()) {
             cleanUp();
@@ -149,8 +149,8 @@ final class MultiAcquisition {
     private void finish() {
         List<LockHold> holds = new ArrayList<>(parts.size());
         synchronized (this) {
-            for (Acquisition part : started) {
-                holds.add(part.result().join().orElseThrow());
+            for (Acquisition<LockHold> part : started) {
+                holds.add(Objects.requireNonNull(part.result().join()));
             }
         }
         if (!result.complete(holds)) {
@@ -163,7 +163,7 @@ final class MultiAcquisition {
     }
 
     private CompletableFuture<Void> cleanUp() {
-        List<Acquisition> toCancel;
+        List<Acquisition<LockHold>> toCancel;
         CompletableFuture<Void> done = new CompletableFuture<>();
         synchronized (this) {
             if (cleanUp != null) {

@@ -2,8 +2,8 @@ package io.latchkey.internal.multi;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
-import io.latchkey.internal.lock.Acquisitions;
-import io.latchkey.internal.lock.CallerWaits;
+import io.latchkey.internal.lock.AbstractDistributedLock;
+import io.latchkey.internal.lock.Acquisition;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.Ticker;
@@ -11,13 +11,9 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -25,14 +21,15 @@ import java.util.function.Function;
  * The multi-lock: a {@link DistributedLock} over several locks of any kinds and any clients,
  * held all or none.
  *
- * <p><b>Why a facade of its own, not a protocol under {@code LockFacade}.</b> The acquire loop
+ * <p><b>Why the facade's seam, not a protocol under {@code LockFacade}.</b> The acquire loop
  * under {@code LockFacade} waits between one-round-trip tries of one lock for that lock's
  * messages. A multi-lock's try is not one round trip, and it has no channel of its own: each of
  * its parts already waits by its own messages in its own loop (a fair lock in its queue, a
- * RedLock for its quorum). So it drives its parts' loops one after another ({@link MultiAcquisition}),
- * and a hold of it is its parts' holds ({@link LockHold#parts()}), which a protocol's single
- * grant and token cannot express. What the facade adds is the order, the all-or-none clean-up,
- * the one wait over all parts, and the record of its own holds ({@link MultiHolds}).
+ * RedLock for its quorum). So it serves {@link AbstractDistributedLock}'s seam itself: an
+ * acquisition drives its parts' loops one after another ({@link MultiAcquisition}), and a hold of
+ * it is its parts' holds ({@link LockHold#parts()}), which a protocol's single grant and token
+ * cannot express. What it adds is the order, the all-or-none clean-up, the one wait over all
+ * parts, and the record of its own holds ({@link MultiHolds}).
  *
  * <p><b>Guarantees.</b> The parts are taken one at a time in {@link PartOrder}, which every
  * multi-lock over the same locks agrees on, so two multi-locks never deadlock against each other.
@@ -50,9 +47,7 @@ import java.util.function.Function;
  *
  * <p>Thread-safe.
  */
-public final class MultiLock implements DistributedLock {
-
-    private static final long FOREVER = Long.MAX_VALUE;
+public final class MultiLock extends AbstractDistributedLock<MultiHoldHandle> {
 
     private final List<Part> parts;
     private final List<Object> identity;
@@ -89,66 +84,6 @@ public final class MultiLock implements DistributedLock {
         return name;
     }
 
-    // ---- blocking ----------------------------------------------------------------------------
-
-    @Override
-    public void lock() {
-        lockUninterruptibly(null);
-    }
-
-    @Override
-    public void lock(Duration leaseTime) {
-        lockUninterruptibly(fixedLease(leaseTime));
-    }
-
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
-        acquireInterruptibly(null, FOREVER);
-    }
-
-    @Override
-    public void lockInterruptibly(Duration leaseTime) throws InterruptedException {
-        acquireInterruptibly(fixedLease(leaseTime), FOREVER);
-    }
-
-    @Override
-    public boolean tryLock() {
-        return await(start(currentOwner(), null, 0, Objects::nonNull));
-    }
-
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        Objects.requireNonNull(unit, "unit");
-        // As Lock says and LockFacade does: a time <= 0 is one try, Long.MAX_VALUE of any unit forever.
-        return acquireInterruptibly(null, Math.max(0, unit.toNanos(time))) != null;
-    }
-
-    @Override
-    public boolean tryLock(Duration waitTime) throws InterruptedException {
-        return acquireInterruptibly(null, waitNanos(waitTime)) != null;
-    }
-
-    @Override
-    public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        long wait = waitNanos(waitTime);
-        return acquireInterruptibly(fixedLease(leaseTime), wait) != null;
-    }
-
-    @Override
-    public void unlock() {
-        await(release(currentOwner()));
-    }
-
-    @Override
-    public boolean forceUnlock() {
-        return await(forceUnlockAsync());
-    }
-
-    @Override
-    public boolean isLocked() {
-        return await(isLockedAsync());
-    }
-
     @Override
     public boolean isHeldByCurrentThread() {
         return parts.stream().allMatch(part -> part.lock().isHeldByCurrentThread());
@@ -171,59 +106,6 @@ public final class MultiLock implements DistributedLock {
         return parts.stream().map(part -> part.lock().remainingLease()).min(Duration::compareTo).orElseThrow();
     }
 
-    // ---- async -------------------------------------------------------------------------------
-
-    @Override
-    public CompletableFuture<Void> lockAsync() {
-        return lockAsync(currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Void> lockAsync(long ownerId) {
-        return start(ownerId, null, FOREVER, hold -> null);
-    }
-
-    @Override
-    public CompletableFuture<Void> lockAsync(Duration leaseTime) {
-        return lockAsync(leaseTime, currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Void> lockAsync(Duration leaseTime, long ownerId) {
-        return start(ownerId, fixedLease(leaseTime), FOREVER, hold -> null);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> tryLockAsync() {
-        return tryLockAsync(Duration.ZERO);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime) {
-        return start(currentOwner(), null, waitNanos(waitTime), Objects::nonNull);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, Duration leaseTime) {
-        return tryLockAsync(waitTime, leaseTime, currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, Duration leaseTime, long ownerId) {
-        long wait = waitNanos(waitTime);
-        return start(ownerId, fixedLease(leaseTime), wait, Objects::nonNull);
-    }
-
-    @Override
-    public CompletableFuture<Void> unlockAsync() {
-        return unlockAsync(currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Void> unlockAsync(long ownerId) {
-        return release(ownerId);
-    }
-
     /**
      * Force-unlocks every part at once.
      *
@@ -240,53 +122,16 @@ public final class MultiLock implements DistributedLock {
         return anyOf(part -> part.lock().isLockedAsync());
     }
 
-    // ---- holds -------------------------------------------------------------------------------
+    // ---- the seam ----------------------------------------------------------------------------
 
     @Override
-    public LockHold acquire() {
-        return lockUninterruptibly(null);
+    protected Acquisition<MultiHoldHandle> start(long owner, Duration leaseTime, long waitNanos) {
+        return new Attempt(owner, leaseTime, waitNanos);
     }
 
     @Override
-    public LockHold acquire(Duration leaseTime) {
-        return lockUninterruptibly(fixedLease(leaseTime));
-    }
-
-    @Override
-    public LockHold acquireInterruptibly() throws InterruptedException {
-        return acquireInterruptibly(null, FOREVER);
-    }
-
-    @Override
-    public Optional<LockHold> tryAcquire(Duration waitTime) throws InterruptedException {
-        return Optional.ofNullable(acquireInterruptibly(null, waitNanos(waitTime)));
-    }
-
-    @Override
-    public Optional<LockHold> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        long wait = waitNanos(waitTime);
-        return Optional.ofNullable(acquireInterruptibly(fixedLease(leaseTime), wait));
-    }
-
-    @Override
-    public CompletableFuture<LockHold> acquireAsync(long ownerId) {
-        return start(ownerId, null, FOREVER, hold -> hold);
-    }
-
-    @Override
-    public CompletableFuture<LockHold> acquireAsync(Duration leaseTime, long ownerId) {
-        return start(ownerId, fixedLease(leaseTime), FOREVER, hold -> hold);
-    }
-
-    @Override
-    public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, Duration leaseTime, long ownerId) {
-        long wait = waitNanos(waitTime);
-        return start(ownerId, fixedLease(leaseTime), wait, Optional::<LockHold>ofNullable);
-    }
-
-    @Override
-    public CompletableFuture<Optional<LockHold>> tryAcquireAsync(Duration waitTime, long ownerId) {
-        return start(ownerId, null, waitNanos(waitTime), Optional::<LockHold>ofNullable);
+    protected LockHold handle(MultiHoldHandle grant) {
+        return grant;
     }
 
     // ---- releasing ---------------------------------------------------------------------------
@@ -300,7 +145,8 @@ public final class MultiLock implements DistributedLock {
     }
 
     /** {@code unlock}: one level of the owner's hold; nothing is touched if it holds none. */
-    private CompletableFuture<Void> release(long owner) {
+    @Override
+    protected CompletableFuture<Void> release(long owner) {
         MultiHold hold = holds.current(identity, owner);
         if (hold == null) {
             return CompletableFuture.failedFuture(LockExceptions.notHeld(name, owner));
@@ -383,7 +229,7 @@ public final class MultiLock implements DistributedLock {
      * One acquisition of every part, and the record of its grant. Its result is the handle, or
      * null if the wait ran out; the cancel gives back a grant that no caller will see.
      */
-    private final class Attempt {
+    private final class Attempt implements Acquisition<MultiHoldHandle> {
 
         private final MultiAcquisition acquisition;
         private final CompletableFuture<MultiHoldHandle> result = new CompletableFuture<>();
@@ -421,12 +267,13 @@ public final class MultiLock implements DistributedLock {
             }
         }
 
-        CompletableFuture<MultiHoldHandle> result() {
+        @Override
+        public CompletableFuture<MultiHoldHandle> result() {
             return result;
         }
 
-        /** @return completes when nothing of this attempt is left */
-        CompletableFuture<Void> cancel() {
+        @Override
+        public CompletableFuture<Void> cancel() {
             if (acquisition == null) {
                 return CompletableFuture.completedFuture(null);
             }
@@ -437,76 +284,6 @@ public final class MultiLock implements DistributedLock {
                 }
             }
             return acquisition.cancel();
-        }
-    }
-
-    /**
-     * Runs an attempt behind a future of the caller's own, so that cancelling it (or completing
-     * it from outside) abandons the attempt and gives back the parts it may have taken meanwhile.
-     */
-    private <T> CompletableFuture<T> start(long owner, Duration leaseTime, long waitNanos, Function<LockHold, T> outcome) {
-        Attempt attempt = new Attempt(owner, leaseTime, waitNanos);
-        CompletableFuture<T> caller = new CompletableFuture<>();
-        attempt.result().whenComplete((hold, failure) -> {
-            if (failure != null) {
-                caller.completeExceptionally(Failures.unwrap(failure));
-            } else if (!caller.complete(outcome.apply(hold)) && hold != null) {
-                attempt.cancel();
-            }
-        });
-        caller.whenComplete((value, failure) -> {
-            if (!attempt.result().isDone() || caller.isCancelled()) {
-                attempt.cancel();
-            }
-        });
-        return caller;
-    }
-
-    /** @return the hold, or null if the wait ran out */
-    private LockHold acquireInterruptibly(Duration leaseTime, long waitNanos) throws InterruptedException {
-        Attempt attempt = new Attempt(currentOwner(), leaseTime, waitNanos);
-        try {
-            return attempt.result().get();
-        } catch (InterruptedException e) {
-            CallerWaits.awaitUninterruptibly(attempt.cancel());
-            throw e;
-        } catch (ExecutionException e) {
-            throw rethrow(e);
-        }
-    }
-
-    private LockHold lockUninterruptibly(Duration leaseTime) {
-        return await(new Attempt(currentOwner(), leaseTime, FOREVER).result());
-    }
-
-    /** Waits without giving up on an interrupt, which it re-asserts on return. */
-    private <T> T await(CompletableFuture<T> future) {
-        return CallerWaits.await(name, future);
-    }
-
-    private RuntimeException rethrow(ExecutionException e) {
-        return CallerWaits.rethrow(name, e);
-    }
-
-    @SuppressWarnings("deprecation") // Thread.threadId() arrives in Java 19; getId() is the same number
-    private static long currentOwner() {
-        return Thread.currentThread().getId();
-    }
-
-    private static Duration fixedLease(Duration leaseTime) {
-        Acquisitions.fixedLease(leaseTime); // the same checks as every lock's
-        return leaseTime;
-    }
-
-    private static long waitNanos(Duration waitTime) {
-        Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
-        }
-        try {
-            return waitTime.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return FOREVER;
         }
     }
 

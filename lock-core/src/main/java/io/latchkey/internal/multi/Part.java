@@ -1,6 +1,7 @@
 package io.latchkey.internal.multi;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LockHold;
 import io.latchkey.internal.lock.Acquisition;
 import io.latchkey.internal.lock.LockFacade;
 import io.netty.util.Timer;
@@ -32,9 +33,9 @@ interface Part {
      * @param owner the owner
      * @param leaseTime a fixed lease, or null for the part's own watchdog lease
      * @param waitNanos the longest wait, {@link Long#MAX_VALUE} for as long as it takes
-     * @return the running acquisition
+     * @return the running acquisition, whose grant is the part's hold; null when the wait ran out
      */
-    Acquisition start(long owner, Duration leaseTime, long waitNanos);
+    Acquisition<LockHold> start(long owner, Duration leaseTime, long waitNanos);
 
     /**
      * @param lock a lock the application gave

@@ -2,6 +2,7 @@ package io.latchkey.internal.rw;
 
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
+import io.latchkey.internal.lock.HoldScripts;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockProtocol;
@@ -71,7 +72,7 @@ abstract class ReadWriteSide implements LockProtocol {
         this.context = context;
         this.identity = new SideId(context.lockId(keys.lock()), side);
         HoldCalls.Layout layout = new HoldCalls.Layout(':' + side, RENEWAL, List.of(keys.lock(), keys.leases()));
-        this.holds = new HoldCalls(name, context, layout, new HoldCalls.Scripts() {
+        this.holds = new HoldCalls(name, context, layout, new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return ReadWriteSide.this.acquire(field, lease, call, held);
@@ -95,13 +96,13 @@ abstract class ReadWriteSide implements LockProtocol {
     }
 
     /**
-     * One try at this side, as {@link HoldCalls.Scripts#acquire} makes it.
+     * One try at this side, as {@link HoldScripts#acquire} makes it.
      *
      * @param field the owner's field on this side
      * @param lease the lease
      * @param call the call's id
      * @param held '' or the token of the hold to re-enter
-     * @return the script's answer, as {@link HoldCalls.Scripts#acquire} wants it; fails with
+     * @return the script's answer, as {@link HoldScripts#acquire} wants it; fails with
      *     {@link IllegalMonitorStateException} if the owner asked for the write lock while it holds
      *     only the read lock
      */

@@ -1,7 +1,6 @@
 package io.latchkey.internal.rw;
 
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.Script;
 import io.lettuce.core.ScriptOutputType;
 import java.util.concurrent.CompletableFuture;
@@ -31,12 +30,8 @@ final class WriteLockProtocol extends ReadWriteSide {
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         String field = holds.field(owner);
-        return leaveWriters(field).whenComplete((left, failure) -> {
-            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                context.unsettled().settleLater(context.hold(keys.lock(), owner), "leaving the waiting writers",
-                        () -> leaveWriters(field));
-            }
-        }).thenApply(left -> null);
+        return context.unsettled().sendOrSettleLater(context.hold(keys.lock(), owner), "leaving the waiting writers",
+                () -> leaveWriters(field), () -> leaveWriters(field)).thenApply(left -> null);
     }
 
     @Override

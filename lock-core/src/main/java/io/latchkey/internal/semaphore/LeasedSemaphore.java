@@ -44,14 +44,15 @@ public final class LeasedSemaphore implements DistributedSemaphore {
     @Override
     public SemaphorePermit acquire() throws InterruptedException {
         long owner = SemaphoreProtocol.newOwner();
-        return permit(acquisitions.acquireInterruptibly(owner, watchdogLease(), Acquisitions.forever()));
+        return permit(acquisitions.start(owner, watchdogLease(), Acquisitions.forever()).awaitInterruptibly(protocol.name()));
     }
 
     @Override
     public Optional<SemaphorePermit> tryAcquire(Duration waitTime) throws InterruptedException {
         long wait = Acquisitions.waitNanos(waitTime);
         long owner = SemaphoreProtocol.newOwner();
-        return Optional.ofNullable(acquisitions.acquireInterruptibly(owner, watchdogLease(), wait)).map(this::permit);
+        return Optional.ofNullable(acquisitions.start(owner, watchdogLease(), wait).awaitInterruptibly(protocol.name()))
+                .map(this::permit);
     }
 
     @Override
@@ -59,20 +60,20 @@ public final class LeasedSemaphore implements DistributedSemaphore {
         long wait = Acquisitions.waitNanos(waitTime);
         LeaseTerm lease = Acquisitions.fixedLease(leaseTime);
         long owner = SemaphoreProtocol.newOwner();
-        return Optional.ofNullable(acquisitions.acquireInterruptibly(owner, lease, wait)).map(this::permit);
+        return Optional.ofNullable(acquisitions.start(owner, lease, wait).awaitInterruptibly(protocol.name())).map(this::permit);
     }
 
     @Override
     public CompletableFuture<SemaphorePermit> acquireAsync() {
-        return acquisitions.start(SemaphoreProtocol.newOwner(), watchdogLease(), Acquisitions.forever(), this::permit);
+        return acquisitions.start(SemaphoreProtocol.newOwner(), watchdogLease(), Acquisitions.forever()).forCaller(this::permit);
     }
 
     @Override
     public CompletableFuture<Optional<SemaphorePermit>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
         long wait = Acquisitions.waitNanos(waitTime);
         LeaseTerm lease = Acquisitions.fixedLease(leaseTime);
-        return acquisitions.start(SemaphoreProtocol.newOwner(), lease, wait,
-                hold -> Optional.ofNullable(hold).map(this::permit));
+        return acquisitions.start(SemaphoreProtocol.newOwner(), lease, wait)
+                .forCaller(hold -> Optional.ofNullable(hold).map(this::permit));
     }
 
     private SemaphorePermit permit(Hold hold) {

@@ -20,11 +20,8 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * The Redis side of one leased semaphore: a sorted set of permit id to lease end (Redis's clock)
@@ -163,31 +160,14 @@ public final class SemaphoreProtocol implements AcquireProtocol {
         UnsettledCalls unsettled = context.unsettled();
         // The permit stops being renewed at once, so a release whose answer is lost never leaves it renewed.
         context.renewer().cancel(context.executor(), permits, id);
-        Supplier<CompletableFuture<?>> again = () -> releaseCall(id);
-        AtomicBoolean sent = new AtomicBoolean();
-        return unsettled.after(hold, () -> {
-            sent.set(true);
-            return releaseCall(id).whenComplete((released, failure) -> {
-                if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                    unsettled.settleLater(hold, "release of permit " + id, again);
-                }
-            });
-        }).handle((released, failure) -> {
-            if (failure != null) {
-                if (!Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
-                    throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-                }
-                if (!sent.get()) {
-                    unsettled.settleLater(hold, "release of permit " + id, again);
-                }
-                throw LockExceptions.releaseDeferred(name, owner, failure);
-            }
-            if (released == null || released != 1L) {
-                // Gone, or there with its lease run out: either way not this caller's any more.
-                throw LockExceptions.notHeld(name, owner);
-            }
-            return null;
-        });
+        return unsettled.afterOrSettleLater(hold, "release of permit " + id, () -> releaseCall(id), () -> releaseCall(id),
+                failure -> LockExceptions.releaseDeferred(name, owner, failure)).thenApply(released -> {
+                    if (released == null || released != 1L) {
+                        // Gone, or there with its lease run out: either way not this caller's any more.
+                        throw LockExceptions.notHeld(name, owner);
+                    }
+                    return null;
+                });
     }
 
     /** @return 1 if returned, 0 if its lease had run out, null if it was not there */

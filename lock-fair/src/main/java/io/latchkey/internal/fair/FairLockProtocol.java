@@ -1,10 +1,10 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.ReplicaAcknowledgement;
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
+import io.latchkey.internal.lock.HoldScripts;
 import io.latchkey.internal.lock.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockKeys;
@@ -77,7 +77,7 @@ public final class FairLockProtocol implements LockProtocol {
         this.fenceCounter = keys.fenceCounter();
         Duration place = context.config().fairLockWaitTimeout();
         this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
-        this.holds = new HoldCalls(name, lock, context, new HoldCalls.Scripts() {
+        this.holds = new HoldCalls(name, lock, context, new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
@@ -146,11 +146,8 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
-        return leaveQueue(field).whenComplete((removed, failure) -> {
-            if (failure != null && (Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure))) {
-                context.unsettled().settleLater(context.hold(lock, owner), "leaving the queue", () -> leaveQueue(field));
-            }
-        }).thenApply(removed -> null);
+        return context.unsettled().sendOrSettleLater(context.hold(lock, owner), "leaving the queue",
+                () -> leaveQueue(field), () -> leaveQueue(field)).thenApply(removed -> null);
     }
 
     private CompletableFuture<Long> leaveQueue(String field) {
