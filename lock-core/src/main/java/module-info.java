@@ -17,6 +17,7 @@ module io.latchkey.core {
     requires org.slf4j;
 
     exports io.latchkey;
+    exports io.latchkey.spi to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.client to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.events to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.hold to io.latchkey.fair, io.latchkey.redlock;
@@ -26,5 +27,5 @@ module io.latchkey.core {
     exports io.latchkey.internal.wakeup to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.watchdog to io.latchkey.fair, io.latchkey.redlock;
 
-    uses io.latchkey.internal.client.LockKindProvider;
+    uses io.latchkey.spi.LockKindProvider;
 }

@@ -13,5 +13,5 @@ module io.latchkey.fair {
     // The scripts are resources of this package, read by lock-core's script loader.
     opens io.latchkey.internal.fair to io.latchkey.core;
 
-    provides io.latchkey.internal.client.LockKindProvider with io.latchkey.internal.fair.FairLockKindProvider;
+    provides io.latchkey.spi.LockKindProvider with io.latchkey.internal.fair.FairLockKindProvider;
 }

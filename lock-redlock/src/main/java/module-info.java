@@ -15,5 +15,5 @@ module io.latchkey.redlock {
 
     exports io.latchkey.redlock;
 
-    provides io.latchkey.internal.client.LockKindProvider with io.latchkey.redlock.internal.RedLockKindProvider;
+    provides io.latchkey.spi.LockKindProvider with io.latchkey.redlock.internal.RedLockKindProvider;
 }

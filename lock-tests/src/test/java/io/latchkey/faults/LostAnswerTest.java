@@ -12,7 +12,7 @@ import io.latchkey.OneRedis;
 import io.latchkey.internal.fair.FairLockProtocol;
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.redis.Script;
+import io.latchkey.spi.Script;
 import io.latchkey.testing.FaultProxy;
 import io.latchkey.testing.FaultProxy.Disconnect;
 import io.latchkey.topology.CapturedLog;

@@ -4,7 +4,7 @@ import io.latchkey.LockConfig;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Redaction;
 import io.latchkey.internal.redis.RedisExecutor;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import io.lettuce.core.RedisChannelHandler;

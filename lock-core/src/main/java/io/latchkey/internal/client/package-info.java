@@ -10,13 +10,13 @@
  *   <li>{@link io.latchkey.internal.client.RedisTopology}: the connections to one deployment
  *       (standalone/Sentinel or Cluster), each wired to the client's one watchdog and one record
  *       of unsettled calls through a {@link io.latchkey.internal.lock.LockContext}.</li>
- *   <li>{@link io.latchkey.internal.client.LockKindProvider}: lock-fair and lock-redlock register
+ *   <li>{@link io.latchkey.spi.LockKindProvider}: lock-fair and lock-redlock register
  *       one through {@link java.util.ServiceLoader}. A provider gets a
- *       {@link io.latchkey.internal.client.KindContext}, never the client: the configuration,
+ *       {@link io.latchkey.spi.KindContext}, never the client: the configuration,
  *       the client's Redis, further servers on the client's resources, the timer.</li>
  * </ul>
  * A kind built in lock-core needs no provider: it implements
- * {@link io.latchkey.internal.lock.LockProtocol} on a {@code LockContext} and is served by
+ * {@link io.latchkey.spi.LockProtocol} on a {@code LockContext} and is served by
  * {@link io.latchkey.internal.lock.LockFacade}, like the plain lock.
  */
 package io.latchkey.internal.client;

@@ -1,8 +1,8 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.LeaseTerm;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,12 +1,12 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.internal.hold.HoldRegistry;
-import io.latchkey.internal.lock.LeaseTerm;
-import io.latchkey.internal.lock.LockProtocol;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.time.Ticker;
-import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.spi.TryResult;
+import io.latchkey.spi.Ticker;
+import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.Optional;

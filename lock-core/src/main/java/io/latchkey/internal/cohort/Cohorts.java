@@ -1,10 +1,10 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.internal.lock.LockProtocol;
+import io.latchkey.spi.LockProtocol;
 import io.latchkey.internal.lock.OwnerIds;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.spi.Wakeups;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.TryResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,7 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.TryResult;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -1,7 +1,7 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.TryResult;
 
 /** A level granted by a cohort, not Redis: the owner's hold is confirmed and ended with the cohort's. */
 final class LocalGrant implements TryResult.Grant {

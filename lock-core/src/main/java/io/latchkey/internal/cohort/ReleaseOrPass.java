@@ -1,7 +1,7 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.internal.cohort.Cohort.State;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.TryResult;
 import io.netty.util.Timeout;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -11,7 +11,7 @@
  * <p>The pieces, each small enough to read alone:
  * <ul>
  * <li>{@link io.latchkey.internal.cohort.CohortLockProtocol}: the plain lock's
- *     {@link io.latchkey.internal.lock.LockProtocol} with hand-off, which the one acquire loop
+ *     {@link io.latchkey.spi.LockProtocol} with hand-off, which the one acquire loop
  *     ({@code AcquireAttempt}) drives unchanged; {@link io.latchkey.internal.cohort.Cohorts}: the
  *     client's cohorts, one per lock that an owner holds, waits for or tries, none otherwise;</li>
  * <li>{@code Cohort}: the state machine (free, acquiring, held, passing, releasing): its owner,

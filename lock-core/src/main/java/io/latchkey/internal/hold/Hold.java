@@ -1,7 +1,7 @@
 package io.latchkey.internal.hold;
 
 import io.latchkey.LockEventListener;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.latchkey.internal.watchdog.RenewedLease;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;

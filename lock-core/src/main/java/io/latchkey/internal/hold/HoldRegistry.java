@@ -1,7 +1,7 @@
 package io.latchkey.internal.hold;
 
 import io.latchkey.internal.events.LockEvents;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import java.util.ArrayList;
 import java.util.List;

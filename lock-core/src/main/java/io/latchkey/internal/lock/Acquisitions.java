@@ -1,6 +1,8 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.AcquireProtocol;
+import io.latchkey.spi.LeaseTerm;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

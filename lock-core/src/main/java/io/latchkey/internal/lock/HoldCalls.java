@@ -9,6 +9,8 @@ import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.watchdog.Renewal;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.TryResult;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;

@@ -2,6 +2,7 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
+import io.latchkey.spi.LeaseTerm;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 

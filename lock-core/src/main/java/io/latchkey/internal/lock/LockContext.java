@@ -3,7 +3,7 @@ package io.latchkey.internal.lock;
 import io.latchkey.LockConfig;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.RedisExecutor;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.Timer;

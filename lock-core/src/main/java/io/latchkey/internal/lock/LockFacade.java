@@ -4,6 +4,8 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.redis.Failures;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockProtocol;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

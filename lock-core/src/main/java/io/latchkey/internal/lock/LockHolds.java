@@ -6,6 +6,8 @@ import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.AcquireProtocol;
+import io.latchkey.spi.TryResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 

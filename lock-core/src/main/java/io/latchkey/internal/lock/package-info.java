@@ -11,9 +11,9 @@
  *       {@link io.latchkey.internal.lock.LockFacade} serves the seam for every kind with a
  *       protocol, the multi-lock for itself.</li>
  *   <li>{@link io.latchkey.internal.lock.AcquireAttempt}: the one acquire loop, a chain of
- *       futures. It asks an {@link io.latchkey.internal.lock.AcquireProtocol} for one try at a
+ *       futures. It asks an {@link io.latchkey.spi.AcquireProtocol} for one try at a
  *       time, waits between tries on the kind's wake-ups, and records every grant's
- *       {@link io.latchkey.internal.lock.TryResult.Grant} as a level of the owner's hold
+ *       {@link io.latchkey.spi.TryResult.Grant} as a level of the owner's hold
  *       ({@link io.latchkey.internal.lock.LockHolds}), which hands it to the watchdog: renewal
  *       starts in this one place for every kind.</li>
  *   <li>{@link io.latchkey.internal.lock.LockHolds}: the client's side of the holds of one lock,
@@ -21,8 +21,8 @@
  *       handle's close ({@link io.latchkey.internal.lock.HoldHandle}) or a re-entry of a hold
  *       whose lease was lost fails with {@code LeaseLostException}.</li>
  *   <li>A lock kind is an {@code AcquireProtocol} (try, release, give up, wake-ups) plus
- *       {@link io.latchkey.internal.lock.LockQueries}; together a
- *       {@link io.latchkey.internal.lock.LockProtocol}. A new kind implements those and touches
+ *       {@link io.latchkey.spi.LockQueries}; together a
+ *       {@link io.latchkey.spi.LockProtocol}. A new kind implements those and touches
  *       neither the loop nor the facade.</li>
  *   <li>{@link io.latchkey.internal.lock.HoldCalls}: for kinds whose holds are a count in a lock
  *       hash (plain, fair, both sides of the read-write lock, each hold a field its

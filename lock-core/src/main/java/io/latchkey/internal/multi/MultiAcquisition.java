@@ -2,7 +2,7 @@ package io.latchkey.internal.multi;
 
 import io.latchkey.LockHold;
 import io.latchkey.internal.lock.Acquisition;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,7 @@ import io.latchkey.internal.lock.AbstractDistributedLock;
 import io.latchkey.internal.lock.Acquisition;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;

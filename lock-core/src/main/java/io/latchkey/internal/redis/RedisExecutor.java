@@ -1,6 +1,7 @@
 package io.latchkey.internal.redis;
 
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Script;
+import io.latchkey.spi.Ticker;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;

@@ -1,7 +1,7 @@
 package io.latchkey.internal.rw;
 
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.redis.Script;
+import io.latchkey.spi.Script;
 import io.lettuce.core.ScriptOutputType;
 import java.util.concurrent.CompletableFuture;
 

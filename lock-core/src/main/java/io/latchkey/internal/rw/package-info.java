@@ -1,6 +1,6 @@
 /**
  * The read-write lock, built on the lock-kind seam: each side is a
- * {@link io.latchkey.internal.lock.LockProtocol} served by the one
+ * {@link io.latchkey.spi.LockProtocol} served by the one
  * {@link io.latchkey.internal.lock.LockFacade} and its one acquire loop. Internal: may change
  * without notice.
  *

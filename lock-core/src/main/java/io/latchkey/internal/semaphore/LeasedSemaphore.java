@@ -4,7 +4,7 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.SemaphorePermit;
 import io.latchkey.internal.hold.Hold;
 import io.latchkey.internal.lock.Acquisitions;
-import io.latchkey.internal.lock.LeaseTerm;
+import io.latchkey.spi.LeaseTerm;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,6 +1,7 @@
 package io.latchkey.internal.wakeup;
 
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.Wakeups;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;

@@ -2,6 +2,7 @@ package io.latchkey.internal.wakeup;
 
 import io.latchkey.LockException;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.Wakeups;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.netty.util.Timer;
 import io.netty.util.Timeout;

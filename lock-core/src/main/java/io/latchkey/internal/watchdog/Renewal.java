@@ -1,6 +1,6 @@
 package io.latchkey.internal.watchdog;
 
-import io.latchkey.internal.redis.Script;
+import io.latchkey.spi.Script;
 
 /**
  * A renewal script and how many keys it takes per hold. Every such script takes

@@ -3,7 +3,7 @@ package io.latchkey.internal.watchdog;
 import io.latchkey.LockEventListener;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

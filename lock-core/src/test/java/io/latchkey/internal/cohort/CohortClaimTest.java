@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.cohort.CohortBench.Waiter;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.TryResult;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LocalHandOff;
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.LeaseTerm;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.ManualTicker;
 import io.latchkey.internal.time.ManualTimer;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import io.latchkey.internal.cohort.CohortBench.Waiter;
 import io.latchkey.internal.cohort.ScriptedCohortRedis.HandOff;
 import io.latchkey.internal.cohort.ScriptedCohortRedis.OwnTry;
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.TryResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

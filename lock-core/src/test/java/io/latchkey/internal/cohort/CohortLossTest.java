@@ -12,7 +12,7 @@ import io.latchkey.LockException;
 import io.latchkey.internal.cohort.CohortBench.Waiter;
 import io.latchkey.internal.cohort.CohortRedis.HoldReports;
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.TryResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.spi.Wakeups;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

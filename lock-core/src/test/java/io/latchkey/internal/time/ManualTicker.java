@@ -1,5 +1,6 @@
 package io.latchkey.internal.time;
 
+import io.latchkey.spi.Ticker;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.LockException;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
+import io.latchkey.spi.Wakeups;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,9 +1,9 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.DistributedLock;
-import io.latchkey.internal.client.KindContext;
-import io.latchkey.internal.client.LockKind;
-import io.latchkey.internal.client.LockKindProvider;
+import io.latchkey.spi.KindContext;
+import io.latchkey.spi.LockKind;
+import io.latchkey.spi.LockKindProvider;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
 

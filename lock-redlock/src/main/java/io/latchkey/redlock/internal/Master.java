@@ -1,12 +1,12 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.LeaseTerm;
+import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.lock.TryResult;
-import io.latchkey.internal.redis.Script;
-import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.spi.TryResult;
+import io.latchkey.spi.Script;
+import io.latchkey.spi.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
 import io.latchkey.internal.watchdog.RenewedLease;
 import io.lettuce.core.ScriptOutputType;

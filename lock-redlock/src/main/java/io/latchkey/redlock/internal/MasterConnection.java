@@ -2,7 +2,7 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.internal.client.KindContext;
+import io.latchkey.spi.KindContext;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.redis.Redaction;
 import io.netty.util.Timeout;

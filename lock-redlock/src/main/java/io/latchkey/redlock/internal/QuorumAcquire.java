@@ -1,10 +1,10 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.LeaseTerm;
-import io.latchkey.internal.lock.TryResult;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.Failures;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.lock.LeaseTerm;
+import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
 import io.latchkey.internal.watchdog.RenewedLease;
 import io.netty.util.Timeout;

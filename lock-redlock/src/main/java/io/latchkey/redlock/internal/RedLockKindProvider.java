@@ -1,8 +1,8 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.client.KindContext;
-import io.latchkey.internal.client.LockKind;
-import io.latchkey.internal.client.LockKindProvider;
+import io.latchkey.spi.KindContext;
+import io.latchkey.spi.LockKind;
+import io.latchkey.spi.LockKindProvider;
 
 /**
  * Plugs the RedLock into {@code LockClient.getRedLock}, found by {@link java.util.ServiceLoader}.

@@ -1,8 +1,8 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.time.Ticker;
-import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.spi.Ticker;
+import io.latchkey.spi.Wakeups;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package io.latchkey.redlock.internal;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.internal.time.Ticker;
-import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.spi.Ticker;
+import io.latchkey.spi.Wakeups;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timer;
 import java.time.Duration;

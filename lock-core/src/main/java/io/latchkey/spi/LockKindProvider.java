@@ -1,4 +1,4 @@
-package io.latchkey.internal.client;
+package io.latchkey.spi;
 
 /**
  * Found through {@link java.util.ServiceLoader}: how lock-fair and lock-redlock plug their lock

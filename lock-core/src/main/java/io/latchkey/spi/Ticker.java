@@ -1,4 +1,4 @@
-package io.latchkey.internal.time;
+package io.latchkey.spi;
 
 /**
  * The client's clock for deadlines and elapsed time: monotonic nanoseconds, as

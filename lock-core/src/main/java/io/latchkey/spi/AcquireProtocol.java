@@ -1,8 +1,8 @@
-package io.latchkey.internal.lock;
+package io.latchkey.spi;
 
 import io.latchkey.internal.hold.HoldRegistry;
-import io.latchkey.internal.time.Ticker;
-import io.latchkey.internal.wakeup.Wakeups;
+import io.latchkey.spi.Ticker;
+import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

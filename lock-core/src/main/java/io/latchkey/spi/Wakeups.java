@@ -1,4 +1,4 @@
-package io.latchkey.internal.wakeup;
+package io.latchkey.spi;
 
 import java.util.concurrent.CompletableFuture;
 

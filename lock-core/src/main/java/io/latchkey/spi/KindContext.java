@@ -1,9 +1,9 @@
-package io.latchkey.internal.client;
+package io.latchkey.spi;
 
 import io.latchkey.LockConfig;
 import io.latchkey.internal.hold.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.time.Ticker;
+import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 
 /**

@@ -1,5 +1,6 @@
-package io.latchkey.internal.lock;
+package io.latchkey.spi;
 
+import io.latchkey.internal.lock.ReentrantLockProtocol;
 import java.time.Duration;
 import java.util.Optional;
 

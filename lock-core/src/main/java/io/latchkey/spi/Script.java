@@ -1,4 +1,4 @@
-package io.latchkey.internal.redis;
+package io.latchkey.spi;
 
 import java.io.IOException;
 import java.io.InputStream;

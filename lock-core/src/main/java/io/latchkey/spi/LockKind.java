@@ -1,4 +1,4 @@
-package io.latchkey.internal.client;
+package io.latchkey.spi;
 
 import io.latchkey.DistributedLock;
 

@@ -1,4 +1,4 @@
-package io.latchkey.internal.lock;
+package io.latchkey.spi;
 
 import java.time.Duration;
 
