@@ -20,7 +20,6 @@ module io.latchkey.core {
     exports io.latchkey.spi to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.client to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.events to io.latchkey.fair, io.latchkey.redlock;
-    exports io.latchkey.internal.hold to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.lock to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.redis to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.time to io.latchkey.fair, io.latchkey.redlock;

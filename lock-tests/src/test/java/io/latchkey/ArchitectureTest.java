@@ -60,7 +60,7 @@ class ArchitectureTest {
 
     @Test
     void noLayerBelowTheCohortKnowsIt() {
-        noClasses().that().resideInAnyPackage("io.latchkey.internal.lock..", "io.latchkey.internal.hold..",
+        noClasses().that().resideInAnyPackage("io.latchkey.internal.lock..", "io.latchkey.spi..",
                         "io.latchkey.internal.redis..", "io.latchkey.internal.watchdog..", "io.latchkey.internal.wakeup..",
                         "io.latchkey.internal.time..")
                 .should().dependOnClassesThat().resideInAPackage("io.latchkey.internal.cohort..").check(main);

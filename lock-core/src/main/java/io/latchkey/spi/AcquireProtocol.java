@@ -1,6 +1,6 @@
 package io.latchkey.spi;
 
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;

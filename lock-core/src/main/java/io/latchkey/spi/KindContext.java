@@ -1,7 +1,7 @@
 package io.latchkey.spi;
 
 import io.latchkey.LockConfig;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;

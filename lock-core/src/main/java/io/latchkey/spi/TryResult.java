@@ -1,6 +1,6 @@
 package io.latchkey.spi;
 
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 
 /**
  * What one try answered: acquired, with the grant; not acquired, with how long a wait is worth at

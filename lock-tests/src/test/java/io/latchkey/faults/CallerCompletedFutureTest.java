@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.TimingBound;
-import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.LockProtocol;

@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;

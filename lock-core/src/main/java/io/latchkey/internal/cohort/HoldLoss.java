@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -1,6 +1,6 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.TryResult;
 
 /** A level granted by a cohort, not Redis: the owner's hold is confirmed and ended with the cohort's. */

@@ -8,7 +8,7 @@ import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Ticker;
-import io.latchkey.internal.watchdog.RenewedLease;
+import io.latchkey.spi.RenewedLease;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -3,7 +3,7 @@ package io.latchkey.internal.lock;
 import io.latchkey.LockEventListener;
 import io.latchkey.LockEventListener.AcquireOutcome;
 import io.latchkey.internal.events.LockEvents;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.StopAwareTask;
 import io.latchkey.spi.AcquireProtocol;

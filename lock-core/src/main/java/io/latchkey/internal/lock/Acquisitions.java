@@ -1,6 +1,6 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.AcquireProtocol;
 import io.latchkey.spi.LeaseTerm;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package io.latchkey.internal.lock;
 import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.LockConfig.ReplicaShortfall;
 import io.latchkey.LockException;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;

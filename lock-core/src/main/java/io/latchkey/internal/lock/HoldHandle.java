@@ -2,7 +2,7 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;

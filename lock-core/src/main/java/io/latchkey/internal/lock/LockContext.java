@@ -1,7 +1,7 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.LockConfig;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.spi.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;

@@ -2,7 +2,7 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;

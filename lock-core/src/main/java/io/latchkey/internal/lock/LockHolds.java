@@ -2,8 +2,8 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.LockEventListener;
 import io.latchkey.internal.events.LockEvents;
-import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.spi.AcquireProtocol;

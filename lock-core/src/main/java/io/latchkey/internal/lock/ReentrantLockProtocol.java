@@ -2,7 +2,7 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Script;

@@ -17,7 +17,7 @@
  *       ({@link io.latchkey.internal.lock.LockHolds}), which hands it to the watchdog: renewal
  *       starts in this one place for every kind.</li>
  *   <li>{@link io.latchkey.internal.lock.LockHolds}: the client's side of the holds of one lock,
- *       kept in the client's {@link io.latchkey.internal.hold.HoldRegistry}: a release, a
+ *       kept in the client's {@link io.latchkey.spi.HoldRegistry}: a release, a
  *       handle's close ({@link io.latchkey.internal.lock.HoldHandle}) or a re-entry of a hold
  *       whose lease was lost fails with {@code LeaseLostException}.</li>
  *   <li>A lock kind is an {@code AcquireProtocol} (try, release, give up, wake-ups) plus

@@ -1,6 +1,6 @@
 package io.latchkey.internal.rw;
 
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.HoldScripts;
 import io.latchkey.spi.LeaseTerm;

@@ -2,7 +2,7 @@ package io.latchkey.internal.semaphore;
 
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.SemaphorePermit;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.internal.lock.Acquisitions;
 import io.latchkey.spi.LeaseTerm;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.latchkey.internal.semaphore;
 
-import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.AcquireProtocol;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;

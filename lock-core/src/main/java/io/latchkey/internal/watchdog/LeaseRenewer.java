@@ -2,6 +2,7 @@ package io.latchkey.internal.watchdog;
 
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import java.time.Duration;

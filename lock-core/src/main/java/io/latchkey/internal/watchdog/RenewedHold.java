@@ -1,5 +1,6 @@
 package io.latchkey.internal.watchdog;
 
+import io.latchkey.spi.RenewedLease;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;

@@ -4,7 +4,7 @@
  * grant, and a level stops counting the moment its release is asked for. {@link
  * io.latchkey.internal.watchdog.LeaseRenewer} keeps what it renews and schedules the rounds; a
  * {@link io.latchkey.internal.watchdog.RenewalRound} batches and sends one round; each hold's
- * {@link io.latchkey.internal.watchdog.RenewedLease} (the client's record of the hold itself) is
+ * {@link io.latchkey.spi.RenewedLease} (the client's record of the hold itself) is
  * told how its renewal went. Internal: may change without notice.
  */
 package io.latchkey.internal.watchdog;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
 import io.latchkey.internal.time.ManualTimer;

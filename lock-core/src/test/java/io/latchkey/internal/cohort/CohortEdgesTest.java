@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
@@ -133,7 +133,7 @@ class CohortEdgesTest {
      */
     @Test
     void aHoldLostBeforeTheCohortRegisteredItsLossHandlerEndsTheCohort() {
-        io.latchkey.internal.hold.HoldRegistry holds = new io.latchkey.internal.hold.HoldRegistry(timer, ticker);
+        io.latchkey.spi.HoldRegistry holds = new io.latchkey.spi.HoldRegistry(timer, ticker);
         CompletableFuture<TryResult> first = cohort().tryAcquire(1, WATCHDOG, 0);
         redis.grant(100);
         TryResult.Grant grant1 = first.join().grant();

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.internal.cohort.CohortBench.Waiter;
 import io.latchkey.internal.cohort.ScriptedCohortRedis.HandOff;
 import io.latchkey.internal.cohort.ScriptedCohortRedis.OwnTry;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.TryResult;
 import java.time.Duration;
 import java.util.List;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.LockException;
 import io.latchkey.internal.cohort.CohortBench.Waiter;
 import io.latchkey.internal.cohort.CohortRedis.HoldReports;
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.TryResult;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.Failures;

@@ -10,7 +10,7 @@ import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.LeaseTerm;

@@ -1,7 +1,7 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.internal.hold.Hold;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;

@@ -2,7 +2,7 @@ package io.latchkey.internal.fair;
 
 import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.HoldScripts;
 import io.latchkey.spi.LeaseTerm;

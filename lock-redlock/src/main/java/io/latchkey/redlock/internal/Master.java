@@ -8,7 +8,7 @@ import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Script;
 import io.latchkey.spi.Wakeups;
 import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
-import io.latchkey.internal.watchdog.RenewedLease;
+import io.latchkey.spi.RenewedLease;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,11 +1,11 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.hold.Hold;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.spi.Ticker;
 import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
-import io.latchkey.internal.watchdog.RenewedLease;
+import io.latchkey.spi.RenewedLease;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.HashMap;

@@ -6,7 +6,7 @@ import io.latchkey.LockException;
 import io.latchkey.spi.KindContext;
 import io.latchkey.spi.LockKind;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.hold.HoldRegistry;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;

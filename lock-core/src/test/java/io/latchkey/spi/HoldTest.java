@@ -1,4 +1,4 @@
-package io.latchkey.internal.hold;
+package io.latchkey.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.latchkey.internal.hold;
+package io.latchkey.spi;
 
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.spi.Ticker;

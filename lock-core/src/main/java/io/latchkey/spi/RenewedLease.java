@@ -1,4 +1,4 @@
-package io.latchkey.internal.watchdog;
+package io.latchkey.spi;
 
 /**
  * What the watchdog renews and tells how each renewal went: the client's record of a hold
