@@ -3,10 +3,14 @@ package io.latchkey.internal.lock;
 import io.latchkey.LockConfig;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.spi.LeaseRegistration;
+import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.Wakeups;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.Timer;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What every Redis-backed lock of one client shares.
@@ -57,6 +61,45 @@ public record LockContext(String clientId, LockConfig config, RedisExecutor exec
      */
     public Object lockId(String lock) {
         return new LockId(executor, lock);
+    }
+
+    /**
+     * Joins an unlock channel on the client's shared subscription; the future completes once
+     * Redis confirmed the subscription, so that a try made after it cannot miss an unlock.
+     *
+     * @param channel the unlock channel
+     * @param address the waiter's own name in messages that name one waiter; null if the lock
+     *     kind sends unaddressed messages
+     * @return wake-ups for one acquire attempt; close them when done
+     */
+    public CompletableFuture<Wakeups> wakeups(String channel, String address) {
+        return subscriptions.join(channel, address);
+    }
+
+    /**
+     * Joins an unlock channel only if it is already subscribed and confirmed, which costs no
+     * round trip.
+     *
+     * @param channel the unlock channel
+     * @param address as for {@link #wakeups}
+     * @return wake-ups ready now, or null if the channel is not subscribed
+     */
+    public Wakeups wakeupsIfSubscribed(String channel, String address) {
+        return subscriptions.joinIfSubscribed(channel, address);
+    }
+
+    /**
+     * Has the watchdog renew an owner's hold as a whole until cancelled or found gone, whatever
+     * its levels: for kinds that manage a hold's lease themselves (RedLock, on each master).
+     * Registering a hold that is already registered only pins it: it keeps its lease.
+     *
+     * @param lock the lock hash
+     * @param owner the owner id
+     * @param lease told how each renewal goes
+     * @return the registration of {@code lease}
+     */
+    public LeaseRegistration register(String lock, long owner, RenewedLease lease) {
+        return renewer.register(executor, lock, field(owner), lease);
     }
 
     private record LockId(Object redis, String lock) {

@@ -2,6 +2,7 @@ package io.latchkey.internal.watchdog;
 
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
@@ -223,11 +224,8 @@ public final class LeaseRenewer implements AutoCloseable {
         });
     }
 
-    /**
-     * One {@link #register registration} of a hold: it lasts while the watchdog renews the hold
-     * with the lease it was registered with, so that the registrant stops only its own renewal.
-     */
-    public final class Registration {
+    /** One {@link #register registration} of a hold. */
+    public final class Registration implements LeaseRegistration {
         private final HoldKey id;
         private final RenewedLease lease;
 
@@ -236,13 +234,13 @@ public final class LeaseRenewer implements AutoCloseable {
             this.lease = lease;
         }
 
-        /** @return true while the watchdog renews the hold with this registration's lease */
+        @Override
         public boolean isActive() {
             RenewedHold hold = holds.get(id);
             return hold != null && hold.lease() == lease;
         }
 
-        /** Stops renewing the hold if it is still renewed with this registration's lease. */
+        @Override
         public void cancel() {
             holds.computeIfPresent(id, (any, hold) -> hold.lease() == lease ? null : hold);
         }

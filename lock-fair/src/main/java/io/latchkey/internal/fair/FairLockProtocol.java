@@ -157,12 +157,12 @@ public final class FairLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Wakeups> wakeups(long owner) {
-        return context.subscriptions().join(channel, context.field(owner));
+        return context.wakeups(channel, context.field(owner));
     }
 
     @Override
     public Wakeups wakeupsIfWaitedFor(long owner) {
-        return context.subscriptions().joinIfSubscribed(channel, context.field(owner));
+        return context.wakeupsIfSubscribed(channel, context.field(owner));
     }
 
     @Override

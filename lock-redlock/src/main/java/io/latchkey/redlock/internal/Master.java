@@ -1,13 +1,13 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.LockException;
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Script;
 import io.latchkey.spi.Wakeups;
-import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
 import io.latchkey.spi.RenewedLease;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -169,10 +169,9 @@ final class Master {
      *
      * @return the registration, active while the watchdog renews the hold with {@code lease}
      */
-    Registration register(long owner, RenewedLease lease) {
+    LeaseRegistration register(long owner, RenewedLease lease) {
         ReentrantLockProtocol plain = protocol();
-        LockContext context = plain.context();
-        return context.renewer().register(context.executor(), plain.keys().lock(), context.field(owner), lease);
+        return plain.context().register(plain.keys().lock(), owner, lease);
     }
 
     /**

@@ -1,10 +1,10 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.spi.Hold;
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.spi.Ticker;
-import io.latchkey.internal.watchdog.LeaseRenewer.Registration;
 import io.latchkey.spi.RenewedLease;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -204,7 +204,7 @@ final class QuorumLease {
     private final class Member implements RenewedLease {
         final Master master;
         /** Guarded by the QuorumLease: set at each grant on the master. */
-        Registration registration;
+        LeaseRegistration registration;
         /** Guarded by the QuorumLease. */
         long runsUntilNanos;
         /** Guarded by the QuorumLease. */

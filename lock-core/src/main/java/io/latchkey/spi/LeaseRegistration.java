@@ -1,0 +1,15 @@
+package io.latchkey.spi;
+
+/**
+ * A hold the watchdog renews as a whole for a kind that manages its lease itself (RedLock, on
+ * each master), from {@code LockContext.register}: it lasts while the watchdog renews the hold
+ * with the lease it was registered with, so that the registrant stops only its own renewal.
+ */
+public interface LeaseRegistration {
+
+    /** @return true while the watchdog renews the hold with this registration's lease */
+    boolean isActive();
+
+    /** Stops renewing the hold if it is still renewed with this registration's lease. */
+    void cancel();
+}
