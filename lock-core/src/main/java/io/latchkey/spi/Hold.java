@@ -1,8 +1,8 @@
 package io.latchkey.spi;
 
 import io.latchkey.LockEventListener;
-import io.latchkey.spi.Ticker;
 import io.latchkey.spi.RenewedLease;
+import io.latchkey.spi.Ticker;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;

@@ -1,8 +1,8 @@
 package io.latchkey.spi;
 
 import io.latchkey.LockConfig;
-import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 

@@ -1,18 +1,16 @@
 package io.latchkey.spi;
 
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The Redis side of one lock kind, as {@link LockFacade} serves it: acquiring for the one loop,
- * the queries, the lease the kind's watchdog keeps, and where the client records its holds.
+ * The Redis side of one lock kind, as {@link io.latchkey.internal.lock.LockFacade} serves it:
+ * acquiring for the one loop, the queries, and where the client records its holds. The lease of
+ * {@code lock()} is not the protocol's to answer: the facade takes it from the kind's
+ * {@link io.latchkey.internal.lock.LockContext#watchdogLease() context}.
  * Implementations are thread-safe and never block.
  */
 public interface LockProtocol extends AcquireProtocol, LockQueries {
-
-    /** @return the lease that {@code lock()} and {@code tryLock(wait)} take, renewed while held */
-    Duration watchdogTimeout();
 
     /**
      * @return the plain lock this kind is, or decorates (local hand-off), for combinators that

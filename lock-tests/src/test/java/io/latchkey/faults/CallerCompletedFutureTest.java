@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.TimingBound;
+import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
-import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.LockProtocol;
-import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timer;
@@ -49,7 +49,7 @@ class CallerCompletedFutureTest {
     @Test
     void aGrantThatLosesTheRaceAgainstTheCallersOwnCompletionIsGivenBack() throws Exception {
         CountingProtocol protocol = new CountingProtocol();
-        DistributedLock lock = new LockFacade(protocol);
+        DistributedLock lock = new LockFacade(protocol, Duration.ofSeconds(30));
         ExecutorService racers = Executors.newFixedThreadPool(2);
         try {
             for (int round = 0; round < ROUNDS; round++) {
@@ -175,11 +175,6 @@ class CallerCompletedFutureTest {
         @Override
         public CompletableFuture<Duration> remainingLease() {
             return CompletableFuture.completedFuture(Duration.ZERO);
-        }
-
-        @Override
-        public Duration watchdogTimeout() {
-            return Duration.ofSeconds(30);
         }
     }
 }

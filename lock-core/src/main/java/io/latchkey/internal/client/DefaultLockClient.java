@@ -6,26 +6,26 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.HeldLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
-import io.latchkey.spi.KindContext;
-import io.latchkey.spi.LockKind;
-import io.latchkey.spi.LockKindProvider.Kind;
+import io.latchkey.internal.cohort.Cohorts;
 import io.latchkey.internal.events.LockEvents;
-import io.latchkey.spi.Hold;
-import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockFacade;
-import io.latchkey.internal.cohort.Cohorts;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.multi.MultiHolds;
 import io.latchkey.internal.multi.MultiLock;
+import io.latchkey.internal.rw.ReadWriteLockFacade;
 import io.latchkey.internal.semaphore.LeasedSemaphore;
 import io.latchkey.internal.semaphore.SemaphoreProtocol;
-import io.latchkey.internal.rw.ReadWriteLockFacade;
-import io.latchkey.spi.LockKindProvider;
-import io.latchkey.spi.Ticker;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.KindContext;
+import io.latchkey.spi.LockKind;
+import io.latchkey.spi.LockKindProvider;
+import io.latchkey.spi.LockKindProvider.Kind;
+import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -124,8 +124,9 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedLock getLock(String name) {
-        ReentrantLockProtocol plain = new ReentrantLockProtocol(LockNames.require(name, config.keyPrefix()), kindContext.lockContext());
-        return new LockFacade(cohorts == null ? plain : cohorts.protocol(plain));
+        LockContext context = kindContext.lockContext();
+        ReentrantLockProtocol plain = new ReentrantLockProtocol(LockNames.require(name, config.keyPrefix()), context);
+        return new LockFacade(cohorts == null ? plain : cohorts.protocol(plain), context.watchdogLease());
     }
 
     @Override
@@ -149,7 +150,8 @@ public final class DefaultLockClient implements LockClient {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1: " + permits);
         }
-        return new LeasedSemaphore(new SemaphoreProtocol(name, permits, kindContext.lockContext()));
+        LockContext context = kindContext.lockContext();
+        return new LeasedSemaphore(new SemaphoreProtocol(name, permits, context), context.watchdogLease());
     }
 
     @Override

@@ -1,9 +1,9 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
-import io.latchkey.internal.redis.LockExceptions;
 import java.util.concurrent.CompletableFuture;
 
 /**

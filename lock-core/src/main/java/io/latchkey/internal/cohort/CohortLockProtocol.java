@@ -1,11 +1,11 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -105,11 +105,6 @@ public final class CohortLockProtocol implements LockProtocol {
     @Override
     public Duration commandTimeout() {
         return plain.commandTimeout();
-    }
-
-    @Override
-    public Duration watchdogTimeout() {
-        return plain.watchdogTimeout();
     }
 
     @Override

@@ -1,8 +1,8 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

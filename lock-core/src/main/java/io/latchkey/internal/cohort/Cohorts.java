@@ -1,9 +1,9 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.spi.LockProtocol;
 import io.latchkey.internal.lock.OwnerIds;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Wakeups;
 import java.util.List;
 import java.util.Map;

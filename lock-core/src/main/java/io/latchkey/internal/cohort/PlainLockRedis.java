@@ -3,12 +3,12 @@ package io.latchkey.internal.cohort;
 import io.latchkey.LockEventListener;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.lock.HoldCalls;
-import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.spi.TryResult;
-import io.latchkey.spi.Ticker;
+import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.RenewedLease;
+import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -49,7 +49,7 @@ final class PlainLockRedis implements CohortRedis {
         this.self = self;
         this.field = context.field(self);
         this.client = context.clientId();
-        Duration mark = context.config().watchdogTimeout();
+        Duration mark = context.watchdogLease();
         this.cohortHold = plain.cohortCalls(tokenBlock, TURN, mark);
         this.ownHold = plain.cohortCalls(1, TURN, mark);
     }

@@ -1,9 +1,9 @@
 package io.latchkey.internal.cohort;
 
-import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.TryResult;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

@@ -1,7 +1,7 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.spi.Hold;
 import io.latchkey.spi.AcquireProtocol;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,14 +1,14 @@
 package io.latchkey.internal.lock;
 
-import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.LockConfig.ReplicaShortfall;
 import io.latchkey.LockException;
-import io.latchkey.spi.Hold;
+import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.watchdog.Renewal;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
 import java.util.List;

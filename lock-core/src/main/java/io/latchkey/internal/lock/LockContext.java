@@ -1,15 +1,16 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.LockConfig;
-import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.watchdog.LeaseRenewer;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.Wakeups;
-import io.latchkey.internal.wakeup.UnlockSubscriptions;
-import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.netty.util.Timer;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -61,6 +62,15 @@ public record LockContext(String clientId, LockConfig config, RedisExecutor exec
      */
     public Object lockId(String lock) {
         return new LockId(executor, lock);
+    }
+
+    /**
+     * @return the lease that a hold the watchdog renews takes and keeps: the client's
+     *     {@link LockConfig#watchdogTimeout()}, which its watchdog was built with; every kind
+     *     reads it here
+     */
+    public Duration watchdogLease() {
+        return config.watchdogTimeout();
     }
 
     /**

@@ -2,8 +2,8 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockHold;
-import io.latchkey.spi.Hold;
 import io.latchkey.internal.redis.Failures;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
 import java.time.Duration;
@@ -18,12 +18,21 @@ import java.util.concurrent.CompletableFuture;
 public final class LockFacade extends AbstractDistributedLock<Hold> {
 
     private final LockProtocol protocol;
+    private final LeaseTerm watchdogLease;
     private final Acquisitions acquisitions;
     private final LockHolds holds;
 
-    /** @param protocol the lock kind's Redis side */
-    public LockFacade(LockProtocol protocol) {
+    /**
+     * Serves a lock kind.
+     *
+     * @param protocol the lock kind's Redis side
+     * @param watchdogLease the lease that {@code lock()} and {@code tryLock(wait)} take, renewed
+     *     while held: the kind's {@link LockContext#watchdogLease()} (RedLock's: the shortest of
+     *     its masters')
+     */
+    public LockFacade(LockProtocol protocol, Duration watchdogLease) {
         this.protocol = Objects.requireNonNull(protocol, "protocol");
+        this.watchdogLease = LeaseTerm.watchdog(watchdogLease);
         this.acquisitions = new Acquisitions(protocol);
         this.holds = acquisitions.holds();
     }
@@ -72,7 +81,7 @@ public final class LockFacade extends AbstractDistributedLock<Hold> {
 
     @Override
     protected Acquisition<Hold> start(long owner, Duration leaseTime, long waitNanos) {
-        LeaseTerm lease = leaseTime == null ? LeaseTerm.watchdog(protocol.watchdogTimeout()) : LeaseTerm.fixed(leaseTime);
+        LeaseTerm lease = leaseTime == null ? watchdogLease : LeaseTerm.fixed(leaseTime);
         return acquisitions.start(OwnerIds.requireApplicationOwner(owner), lease, waitNanos);
     }
 

@@ -2,11 +2,11 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.LockEventListener;
 import io.latchkey.internal.events.LockEvents;
-import io.latchkey.spi.Hold;
-import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.spi.AcquireProtocol;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.TryResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

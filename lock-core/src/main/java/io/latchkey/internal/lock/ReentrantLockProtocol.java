@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.DistributedLock;
 import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.spi.HoldRegistry;
@@ -10,7 +11,6 @@ import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
 import io.lettuce.core.ScriptOutputType;
-import io.latchkey.DistributedLock;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
@@ -254,11 +254,6 @@ public final class ReentrantLockProtocol implements LockProtocol {
     public CompletableFuture<Duration> remainingLease() {
         return context.executor().call(name, redis -> redis.pttl(keys.lock()))
                 .thenApply(millis -> millis > 0 ? Duration.ofMillis(millis) : Duration.ZERO);
-    }
-
-    @Override
-    public Duration watchdogTimeout() {
-        return context.config().watchdogTimeout();
     }
 
     @Override

@@ -23,8 +23,8 @@ public final class ReadWriteLockFacade implements DistributedReadWriteLock {
     public ReadWriteLockFacade(String name, LockContext context) {
         ReadWriteKeys keys = ReadWriteKeys.of(context.keys(name));
         this.name = name;
-        this.readLock = new LockFacade(new ReadLockProtocol(name, keys, context));
-        this.writeLock = new LockFacade(new WriteLockProtocol(name, keys, context));
+        this.readLock = new LockFacade(new ReadLockProtocol(name, keys, context), context.watchdogLease());
+        this.writeLock = new LockFacade(new WriteLockProtocol(name, keys, context), context.watchdogLease());
     }
 
     @Override

@@ -1,18 +1,18 @@
 package io.latchkey.internal.rw;
 
-import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.HoldScripts;
-import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
-import io.latchkey.spi.LockProtocol;
-import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.internal.watchdog.Renewal;
+import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Script;
 import io.latchkey.spi.Ticker;
-import io.latchkey.internal.wakeup.UnlockSubscriptions;
+import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
-import io.latchkey.internal.watchdog.Renewal;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -67,7 +67,7 @@ abstract class ReadWriteSide implements LockProtocol {
         this.otherSide = otherSide;
         this.channel = channel;
         this.address = channel.equals(keys.readChannel()) ? UnlockSubscriptions.EVERY_WAITER : null;
-        this.placeMillis = Long.toString(Math.max(1, context.config().watchdogTimeout().toMillis()));
+        this.placeMillis = Long.toString(Math.max(1, context.watchdogLease().toMillis()));
         this.keys = keys;
         this.context = context;
         this.identity = new SideId(context.lockId(keys.lock()), side);
@@ -200,11 +200,6 @@ abstract class ReadWriteSide implements LockProtocol {
         return context.executor().<List<Object>>eval(name, INSPECT, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.leases()}, side, field)
                 .thenApply(answer -> answer.stream().map(Long.class::cast).toList());
-    }
-
-    @Override
-    public final Duration watchdogTimeout() {
-        return context.config().watchdogTimeout();
     }
 
     @Override

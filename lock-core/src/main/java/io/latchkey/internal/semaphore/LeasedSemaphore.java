@@ -2,8 +2,8 @@ package io.latchkey.internal.semaphore;
 
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.SemaphorePermit;
-import io.latchkey.spi.Hold;
 import io.latchkey.internal.lock.Acquisitions;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import java.time.Duration;
 import java.util.Objects;
@@ -19,10 +19,19 @@ public final class LeasedSemaphore implements DistributedSemaphore {
 
     private final SemaphoreProtocol protocol;
     private final Acquisitions acquisitions;
+    private final LeaseTerm watchdogLease;
 
-    /** @param protocol the semaphore's Redis side */
-    public LeasedSemaphore(SemaphoreProtocol protocol) {
+    /**
+     * Serves a semaphore.
+     *
+     * @param protocol the semaphore's Redis side
+     * @param watchdogLease the lease of {@code acquire()}, {@code tryAcquire(wait)} and
+     *     {@code acquireAsync()}, renewed while held: the client's
+     *     {@link io.latchkey.internal.lock.LockContext#watchdogLease()}
+     */
+    public LeasedSemaphore(SemaphoreProtocol protocol, Duration watchdogLease) {
         this.protocol = Objects.requireNonNull(protocol, "protocol");
+        this.watchdogLease = LeaseTerm.watchdog(watchdogLease);
         this.acquisitions = new Acquisitions(protocol);
     }
 
@@ -44,14 +53,14 @@ public final class LeasedSemaphore implements DistributedSemaphore {
     @Override
     public SemaphorePermit acquire() throws InterruptedException {
         long owner = SemaphoreProtocol.newOwner();
-        return permit(acquisitions.start(owner, watchdogLease(), Acquisitions.forever()).awaitInterruptibly(protocol.name()));
+        return permit(acquisitions.start(owner, watchdogLease, Acquisitions.forever()).awaitInterruptibly(protocol.name()));
     }
 
     @Override
     public Optional<SemaphorePermit> tryAcquire(Duration waitTime) throws InterruptedException {
         long wait = Acquisitions.waitNanos(waitTime);
         long owner = SemaphoreProtocol.newOwner();
-        return Optional.ofNullable(acquisitions.start(owner, watchdogLease(), wait).awaitInterruptibly(protocol.name()))
+        return Optional.ofNullable(acquisitions.start(owner, watchdogLease, wait).awaitInterruptibly(protocol.name()))
                 .map(this::permit);
     }
 
@@ -65,7 +74,7 @@ public final class LeasedSemaphore implements DistributedSemaphore {
 
     @Override
     public CompletableFuture<SemaphorePermit> acquireAsync() {
-        return acquisitions.start(SemaphoreProtocol.newOwner(), watchdogLease(), Acquisitions.forever()).forCaller(this::permit);
+        return acquisitions.start(SemaphoreProtocol.newOwner(), watchdogLease, Acquisitions.forever()).forCaller(this::permit);
     }
 
     @Override
@@ -83,10 +92,6 @@ public final class LeasedSemaphore implements DistributedSemaphore {
     /** A permit's close: returns it, on the caller's thread. */
     void close(Hold hold) {
         acquisitions.await(acquisitions.close(hold));
-    }
-
-    private LeaseTerm watchdogLease() {
-        return LeaseTerm.watchdog(protocol.watchdogTimeout());
     }
 
     @Override

@@ -1,20 +1,20 @@
 package io.latchkey.internal.semaphore;
 
-import io.latchkey.spi.Hold;
-import io.latchkey.spi.HoldRegistry;
-import io.latchkey.spi.AcquireProtocol;
-import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockKeys;
-import io.latchkey.spi.TryResult;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.watchdog.Renewal;
+import io.latchkey.spi.AcquireProtocol;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Script;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
-import io.latchkey.internal.watchdog.Renewal;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -223,11 +223,6 @@ public final class SemaphoreProtocol implements AcquireProtocol {
     @Override
     public String kind() {
         return KIND;
-    }
-
-    /** @return the lease of {@code acquire()}, {@code tryAcquire(wait)} and {@code acquireAsync()} */
-    Duration watchdogTimeout() {
-        return context.config().watchdogTimeout();
     }
 
     @Override

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LocalHandOff;
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
-import io.latchkey.internal.time.ManualTimer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

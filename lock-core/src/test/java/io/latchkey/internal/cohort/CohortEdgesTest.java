@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.spi.Hold;
-import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.ManualTicker;
 import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;

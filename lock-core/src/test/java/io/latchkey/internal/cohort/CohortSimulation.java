@@ -1,15 +1,15 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.LocalHandOff;
-import io.latchkey.spi.Hold;
-import io.latchkey.spi.HoldRegistry;
-import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.TryResult;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.ManualTicker;
 import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;

@@ -1,10 +1,10 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.TryResult;
-import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayDeque;

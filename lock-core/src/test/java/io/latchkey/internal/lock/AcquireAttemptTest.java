@@ -54,7 +54,7 @@ class AcquireAttemptTest {
 
     @Test
     void tryLockWithZeroWaitMakesExactlyOneTryAndSubscribesToNothing() {
-        CompletableFuture<Boolean> acquired = new LockFacade(protocol).tryLockAsync(Duration.ZERO, Duration.ofSeconds(10), OWNER);
+        CompletableFuture<Boolean> acquired = new LockFacade(protocol, ScriptedProtocol.WATCHDOG_LEASE).tryLockAsync(Duration.ZERO, Duration.ofSeconds(10), OWNER);
         assertEquals(1, protocol.tries(OWNER));
 
         protocol.answerHeld(OWNER);

@@ -10,9 +10,9 @@ import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
-import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Ticker;
@@ -44,7 +44,7 @@ class LockFacadeRethrowTest {
             LockExceptions.clientClosed(),
         };
         for (RuntimeException failure : failures) {
-            LockFacade lock = new LockFacade(new FailingProtocol(failure));
+            LockFacade lock = new LockFacade(new FailingProtocol(failure), Duration.ofSeconds(30));
             assertRethrownHere(failure, lock::lock);
             assertRethrownHere(failure, () -> lock.tryLock(Duration.ofSeconds(1)));
             assertRethrownHere(failure, lock::unlock);
@@ -55,7 +55,7 @@ class LockFacadeRethrowTest {
     @Test
     void aNonOwnersUnlockStaysAnIllegalMonitorStateException() {
         IllegalMonitorStateException notHeld = LockExceptions.notHeld(NAME, 7);
-        assertRethrownHere(notHeld, new LockFacade(new FailingProtocol(notHeld))::unlock);
+        assertRethrownHere(notHeld, new LockFacade(new FailingProtocol(notHeld), Duration.ofSeconds(30))::unlock);
     }
 
     private static void assertRethrownHere(RuntimeException original, Executable call) {
@@ -135,11 +135,6 @@ class LockFacadeRethrowTest {
         @Override
         public CompletableFuture<Duration> remainingLease() {
             return CompletableFuture.failedFuture(failure);
-        }
-
-        @Override
-        public Duration watchdogTimeout() {
-            return Duration.ofSeconds(30);
         }
     }
 }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LeaseLostException;
-import io.latchkey.spi.Hold;
 import io.latchkey.internal.time.ManualTicker;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.TryResult;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
-import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Ticker;
@@ -25,6 +25,9 @@ import java.util.function.LongFunction;
  * counted. Thread-safe.
  */
 final class ScriptedProtocol implements LockProtocol {
+
+    /** The lease of a watchdog hold, as a client's {@code LockContext.watchdogLease()} would give it. */
+    static final Duration WATCHDOG_LEASE = Duration.ofSeconds(30);
 
     /** What a try answers while another owner holds the lock: its lease, a minute. */
     static final long HELD_FOR_A_MINUTE = 60_000;
@@ -224,11 +227,6 @@ final class ScriptedProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Duration> remainingLease() {
         throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public Duration watchdogTimeout() {
-        return Duration.ofSeconds(30);
     }
 
     @Override

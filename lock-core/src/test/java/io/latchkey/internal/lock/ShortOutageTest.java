@@ -36,7 +36,7 @@ class ShortOutageTest {
             channel -> CompletableFuture.completedFuture(null), channel -> CompletableFuture.completedFuture(null)), timer);
     private final ScriptedProtocol protocol = new ScriptedProtocol(owner -> subscriptions.join("channel", null),
             owner -> subscriptions.joinIfSubscribed("channel", null), timer.ticker()).retryingOn(timer, COMMAND_TIMEOUT);
-    private final LockFacade lock = new LockFacade(protocol);
+    private final LockFacade lock = new LockFacade(protocol, ScriptedProtocol.WATCHDOG_LEASE);
 
     private static LockConnectionException notConnected() {
         return new LockConnectionException("Redis is unreachable for lock 'scripted'",
@@ -226,7 +226,7 @@ class ShortOutageTest {
     @Test
     void withoutATimerAFailedTryEndsTheAttemptAsBefore() {
         ScriptedProtocol untimed = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, timer.ticker());
-        CompletableFuture<Boolean> acquired = new LockFacade(untimed).tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
+        CompletableFuture<Boolean> acquired = new LockFacade(untimed, ScriptedProtocol.WATCHDOG_LEASE).tryLockAsync(Duration.ofSeconds(8), LEASE, OWNER);
         LockConnectionException down = notConnected();
         untimed.answerFailure(OWNER, down);
         assertSame(down, failure(acquired));

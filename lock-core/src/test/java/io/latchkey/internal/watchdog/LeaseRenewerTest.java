@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Script;
-import io.latchkey.internal.time.ManualTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,11 +1,11 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.KindContext;
 import io.latchkey.spi.LockKind;
 import io.latchkey.spi.LockKindProvider;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.LockFacade;
 
 /**
  * Plugs the fair lock into {@code LockClient.getFairLock} through
@@ -29,7 +29,7 @@ public final class FairLockKindProvider implements LockKindProvider {
 
         @Override
         public DistributedLock lock(String name) {
-            return new LockFacade(new FairLockProtocol(name, context));
+            return new LockFacade(new FairLockProtocol(name, context), context.watchdogLease());
         }
 
         @Override

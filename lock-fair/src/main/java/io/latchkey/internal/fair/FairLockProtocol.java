@@ -1,18 +1,18 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.ReplicaAcknowledgement;
-import io.latchkey.internal.redis.RedisExecutor.Replicated;
-import io.latchkey.spi.HoldRegistry;
 import io.latchkey.internal.lock.HoldCalls;
 import io.latchkey.internal.lock.HoldScripts;
-import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.LockKeys;
-import io.latchkey.spi.LockProtocol;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.spi.TryResult;
+import io.latchkey.internal.redis.RedisExecutor.Replicated;
+import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Script;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
@@ -184,11 +184,6 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Duration> remainingLease() {
         return plain.remainingLease();
-    }
-
-    @Override
-    public Duration watchdogTimeout() {
-        return plain.watchdogTimeout();
     }
 
     @Override

@@ -1,14 +1,14 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.LockException;
-import io.latchkey.spi.LeaseRegistration;
-import io.latchkey.spi.LeaseTerm;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.spi.TryResult;
-import io.latchkey.spi.Script;
-import io.latchkey.spi.Wakeups;
+import io.latchkey.spi.LeaseRegistration;
+import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.RenewedLease;
+import io.latchkey.spi.Script;
+import io.latchkey.spi.TryResult;
+import io.latchkey.spi.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -2,9 +2,9 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.spi.KindContext;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.redis.Redaction;
+import io.latchkey.spi.KindContext;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;

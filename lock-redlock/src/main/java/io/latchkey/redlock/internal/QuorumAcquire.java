@@ -1,10 +1,10 @@
 package io.latchkey.redlock.internal;
 
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.TryResult;
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,11 +1,11 @@
 package io.latchkey.redlock.internal;
 
+import io.latchkey.internal.lock.LockContext;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.LeaseTerm;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.spi.Ticker;
 import io.latchkey.spi.RenewedLease;
+import io.latchkey.spi.Ticker;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.HashMap;

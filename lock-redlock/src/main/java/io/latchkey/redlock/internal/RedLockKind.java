@@ -3,11 +3,11 @@ package io.latchkey.redlock.internal;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.internal.lock.LockContext;
+import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.KindContext;
 import io.latchkey.spi.LockKind;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.spi.HoldRegistry;
-import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -93,8 +93,8 @@ final class RedLockKind implements LockKind {
     @Override
     public DistributedLock lock(String name) {
         List<Master> current = masters.stream().map(master -> Master.over(master, name)).toList();
-        return new LockFacade(RedLockProtocol.of(name, current, config.watchdogTimeout(), timer, ticker, holds,
-                LostLeaseListener.NONE));
+        return new LockFacade(RedLockProtocol.of(name, current, timer, ticker, holds, LostLeaseListener.NONE),
+                config.watchdogTimeout());
     }
 
     @Override

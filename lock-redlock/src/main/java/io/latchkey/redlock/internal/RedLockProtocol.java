@@ -2,13 +2,13 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
+import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.spi.TryResult;
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.Ticker;
+import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -46,7 +46,6 @@ public final class RedLockProtocol implements LockProtocol {
     private final String name;
     private final List<Master> masters;
     private final int majority;
-    private final Duration watchdogTimeout;
     private final Timer timer;
     private final Ticker ticker;
     /** The longest attempt timeout of the masters: how long one try may take. */
@@ -63,12 +62,11 @@ public final class RedLockProtocol implements LockProtocol {
     private final QuorumAcquire acquire;
     private final MajorityQueries queries;
 
-    private RedLockProtocol(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
+    private RedLockProtocol(String name, List<Master> masters, Timer timer, Ticker ticker,
                             HoldRegistry holdRegistry, LostLeaseListener lostLeaseListener) {
         this.name = name;
         this.masters = List.copyOf(masters);
         this.majority = Votes.majorityOf(masters.size());
-        this.watchdogTimeout = watchdogTimeout;
         this.timer = timer;
         this.ticker = ticker;
         this.retryBaseNanos = masters.stream().mapToLong(Master::attemptTimeoutNanos).max().orElseThrow();
@@ -125,9 +123,7 @@ public final class RedLockProtocol implements LockProtocol {
             }
             masters.add(Master.of(plain, config.redLockAttemptTimeout()));
         }
-        Duration watchdogTimeout = masters.stream().map(master -> master.context().config().watchdogTimeout())
-                .min(Comparator.naturalOrder()).orElseThrow();
-        return new RedLockProtocol(masters.get(0).protocol().name(), masters, watchdogTimeout,
+        return new RedLockProtocol(masters.get(0).protocol().name(), masters,
                 masters.get(0).context().timer(), masters.get(0).context().ticker(), masters.get(0).context().holds(),
                 lostLeaseListener);
     }
@@ -135,16 +131,23 @@ public final class RedLockProtocol implements LockProtocol {
     /**
      * @param name the lock's name
      * @param masters every configured master, connected or not
-     * @param watchdogTimeout the lease of {@code lock()} and {@code tryLock(wait)}
      * @param timer the client's timer, for the waits and checks of this lock
      * @param ticker the client's clock, for the validity of holds and the bounds of waits
      * @param holdRegistry where the client records its holds
      * @param lostLeaseListener told after a renewed hold was lost and logged
      * @return the RedLock over them
      */
-    static RedLockProtocol of(String name, List<Master> masters, Duration watchdogTimeout, Timer timer, Ticker ticker,
+    static RedLockProtocol of(String name, List<Master> masters, Timer timer, Ticker ticker,
                               HoldRegistry holdRegistry, LostLeaseListener lostLeaseListener) {
-        return new RedLockProtocol(name, masters, watchdogTimeout, timer, ticker, holdRegistry, lostLeaseListener);
+        return new RedLockProtocol(name, masters, timer, ticker, holdRegistry, lostLeaseListener);
+    }
+
+    /**
+     * @return the shortest watchdog lease among the masters' clients, for a RedLock over plain
+     *     locks (every master connected): the lease of {@code lock()} and {@code tryLock(wait)}
+     */
+    Duration shortestMasterLease() {
+        return masters.stream().map(master -> master.context().watchdogLease()).min(Comparator.naturalOrder()).orElseThrow();
     }
 
     /** A RedLock or a fair lock says what it is; anything else by its class, not by code of its own. */
@@ -284,12 +287,6 @@ public final class RedLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Duration> remainingLease() {
         return queries.fromMajority(ReentrantLockProtocol::remainingLease, Duration.ZERO).thenApply(queries::majorityValue);
-    }
-
-    /** @return the shortest watchdog lease among the masters' clients */
-    @Override
-    public Duration watchdogTimeout() {
-        return watchdogTimeout;
     }
 
     // ---- helpers -----------------------------------------------------------------------------

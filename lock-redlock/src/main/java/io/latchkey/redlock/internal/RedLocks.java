@@ -16,6 +16,7 @@ public final class RedLocks {
      * @throws IllegalArgumentException as {@link RedLockProtocol#over} does
      */
     public static DistributedLock of(DistributedLock[] locks, LostLeaseListener lostLeaseListener) {
-        return new LockFacade(RedLockProtocol.over(locks, lostLeaseListener));
+        RedLockProtocol protocol = RedLockProtocol.over(locks, lostLeaseListener);
+        return new LockFacade(protocol, protocol.shortestMasterLease());
     }
 }
