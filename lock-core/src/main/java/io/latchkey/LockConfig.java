@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable configuration of a {@link LockClient}: where Redis is and how long things may take.
@@ -291,20 +292,20 @@ public final class LockConfig {
     /** Collects settings; not thread-safe. Every setter rejects null at once. */
     public static final class Builder {
 
-        private String address;
+        private @Nullable String address;
         private List<String> clusterAddresses = List.of();
         private List<String> redLockAddresses = List.of();
         /** The durations the caller set; null for those left to {@link #build()} to choose. */
-        private Duration watchdogTimeout;
-        private Duration fairLockWaitTimeout;
-        private Duration commandTimeout;
-        private Duration redLockAttemptTimeout;
-        private Path trustedCertificates;
-        private TlsManagers tlsManagers;
+        private @Nullable Duration watchdogTimeout;
+        private @Nullable Duration fairLockWaitTimeout;
+        private @Nullable Duration commandTimeout;
+        private @Nullable Duration redLockAttemptTimeout;
+        private @Nullable Path trustedCertificates;
+        private @Nullable TlsManagers tlsManagers;
         private LockEventListener eventListener = LockEventListener.NONE;
-        private ReplicaAcknowledgement replicaAcknowledgement;
+        private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
         /** Null when off. */
-        private LocalHandOff localHandOff = LocalHandOff.DEFAULT;
+        private @Nullable LocalHandOff localHandOff = LocalHandOff.DEFAULT;
         private String keyPrefix = LockKeys.DEFAULT_PREFIX;
 
         private Builder() {
@@ -578,7 +579,7 @@ public final class LockConfig {
             return new LockConfig(this, timeouts);
         }
 
-        static void requireArgument(boolean condition, String template, Object... args) {
+        static void requireArgument(boolean condition, String template, @Nullable Object... args) {
             if (!condition) {
                 throw new IllegalArgumentException(String.format(Locale.ROOT, template, args));
             }

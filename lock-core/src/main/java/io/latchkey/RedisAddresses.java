@@ -5,6 +5,7 @@ import static io.latchkey.LockConfig.Builder.requireArgument;
 import io.latchkey.internal.redis.Redaction;
 import io.lettuce.core.RedisURI;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rules for where a {@link LockConfig} points: one Redis (a single server or Sentinel group,
@@ -25,7 +26,7 @@ final class RedisAddresses {
      * @throws IllegalArgumentException if none is set, both a single address and a cluster are
      *     set, fewer than three RedLock masters or one twice are given, or a URI is malformed
      */
-    static void check(String address, List<String> clusterAddresses, List<String> redLockAddresses) {
+    static void check(@Nullable String address, List<String> clusterAddresses, List<String> redLockAddresses) {
         requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
                 "no Redis configured: set address, clusterAddresses or redLockAddresses");
         requireArgument(address == null || clusterAddresses.isEmpty(),

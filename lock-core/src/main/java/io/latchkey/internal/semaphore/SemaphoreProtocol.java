@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis side of one leased semaphore: a sorted set of permit id to lease end (Redis's clock)
@@ -227,7 +228,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
     }
 
     @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
+    public @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return context.subscriptions().joinIfSubscribed(channel, null);
     }
 

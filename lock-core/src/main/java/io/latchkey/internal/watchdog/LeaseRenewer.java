@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The watchdog: renews every registered hold each third of the watchdog lease, all holds of one
@@ -189,7 +190,7 @@ public final class LeaseRenewer implements AutoCloseable {
      * @param field the owner's field
      * @return the listener the hold was registered with, or null if it is not being renewed
      */
-    public LeaseListener listener(RedisExecutor executor, String key, String field) {
+    public @Nullable LeaseListener listener(RedisExecutor executor, String key, String field) {
         RenewedHold hold = holds.get(new HoldKey(executor, key, field));
         return hold == null ? null : hold.listener();
     }

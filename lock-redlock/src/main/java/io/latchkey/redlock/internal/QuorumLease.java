@@ -11,8 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The watchdog's view of one owner's RedLock hold: valid while a majority of masters hold it
@@ -31,8 +29,6 @@ import org.slf4j.LoggerFactory;
  * master's client. Thread-safe; callbacks only take this object's monitor briefly.
  */
 final class QuorumLease {
-
-    private static final Logger log = LoggerFactory.getLogger(QuorumLease.class);
 
     private final String name;
     private final long owner;
