@@ -15,6 +15,8 @@ module io.latchkey.core {
     requires io.netty.resolver.dns;
     requires reactor.core;
     requires org.slf4j;
+    // @Nullable in the API's signatures: compile-time only, as JSpecify advises.
+    requires static transitive org.jspecify;
 
     exports io.latchkey;
     exports io.latchkey.internal.client to io.latchkey.fair, io.latchkey.redlock;

@@ -77,7 +77,7 @@ final class ShortOutage {
     static boolean isPassing(Throwable failure) {
         Throwable cause = Failures.unwrap(failure);
         return cause instanceof LockConnectionException || cause instanceof LockTimeoutException
-                || cause instanceof LockRefusedException && Failures.isPassingRefusal(cause);
+                || (cause instanceof LockRefusedException && Failures.isPassingRefusal(cause));
     }
 
     /**

@@ -12,8 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The watchdog's view of one owner's RedLock hold: valid while a majority of masters hold it
@@ -33,8 +31,6 @@ import org.slf4j.LoggerFactory;
  * object's monitor briefly.
  */
 final class QuorumLease {
-
-    private static final Logger log = LoggerFactory.getLogger(QuorumLease.class);
 
     private final String name;
     private final long owner;
