@@ -91,7 +91,7 @@ final class QuorumLease {
             return;
         }
         for (Master master : granted) {
-            Member member = members.computeIfAbsent(master.context(), context -> new Member(master));
+            Member member = members.computeIfAbsent(master.context(), context -> new Member());
             member.runsUntilNanos = validUntilNanos;
             member.gone = false;
             member.registration = master.register(owner, member);
@@ -198,17 +198,12 @@ final class QuorumLease {
 
     /** One master's part: renewed by that master's watchdog, which tells it how it went. */
     private final class Member implements RenewedLease {
-        final Master master;
         /** Guarded by the QuorumLease: set at each grant on the master. */
         Registration registration;
         /** Guarded by the QuorumLease. */
         long runsUntilNanos;
         /** Guarded by the QuorumLease. */
         boolean gone;
-
-        Member(Master master) {
-            this.master = master;
-        }
 
         @Override
         public void renewed(long sentAtNanos, long untilNanos) {
