@@ -81,8 +81,10 @@ public final class Failures {
         int depth = 0;
         for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
             if (cause instanceof RedisCommandExecutionException) {
+                // The error code is the reply's first word: BUSYKEY or BUSYGROUP is not BUSY.
                 String message = String.valueOf(cause.getMessage());
-                return PASSING_REFUSALS.stream().anyMatch(message::startsWith);
+                int end = message.indexOf(' ');
+                return PASSING_REFUSALS.contains(end < 0 ? message : message.substring(0, end));
             }
         }
         return false;

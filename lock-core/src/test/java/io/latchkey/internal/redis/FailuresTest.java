@@ -52,6 +52,9 @@ class FailuresTest {
         }
         assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("WRONGTYPE Operation"))));
         assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("NOPERM"))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("BUSYKEY Target key name already exists."))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("BUSYGROUP Consumer Group name already exists"))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("LOADINGX"))));
         assertFalse(Failures.isPassingRefusal(wrapped(new RedisConnectionException("reset"))));
     }
 
