@@ -70,6 +70,27 @@ public final class Failures {
     }
 
     /**
+     * Whether an acquire that failed so needs settling: unlike {@link #isOutcomeUnknown}, which
+     * also covers a call to be sent again, this leaves out a command that Lettuce rejected unsent
+     * while the connection was down ("Currently not connected"), which certainly did not run.
+     *
+     * @param failure a failure as a future reports it
+     * @return true if the call may have run although Redis did not answer it
+     */
+    public static boolean mayHaveRun(Throwable failure) {
+        if (!isOutcomeUnknown(failure)) {
+            return false;
+        }
+        int depth = 0;
+        for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
+            if (cause.getClass() == RedisException.class && String.valueOf(cause.getMessage()).startsWith("Currently not connected")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * @param failure a failure as a future reports it
      * @return true if Redis refused the call for a passing reason and did not run it: a Cluster
      *     slot without a master during a failover ({@code CLUSTERDOWN}), a slot in migration
