@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
  * <li>Redis refused the call for a passing reason ({@link LockRefusedException} with
  *     {@code LOADING}, {@code TRYAGAIN}, {@code CLUSTERDOWN}, {@code MASTERDOWN}, {@code READONLY},
  *     {@code BUSY}): it did not run the call.</li>
+ * <li>a try that shared another owner's call to Redis (local hand-off) and was told its failure:
+ *     as if it had failed so itself.</li>
  * </ul>
  * A try whose outcome is unknown (a broken connection, a timeout) was registered by its kind for
  * settling before it failed ({@link UnsettledCalls}), and every kind sends an owner's next call

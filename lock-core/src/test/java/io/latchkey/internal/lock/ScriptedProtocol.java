@@ -25,6 +25,8 @@ final class ScriptedProtocol implements LockProtocol {
 
     /** What a try answers while another owner holds the lock: its lease, a minute. */
     static final long HELD_FOR_A_MINUTE = 60_000;
+    /** What {@link #answerSharedFailure} answers in the queue of answers. */
+    private static final long SHARED_FAILURE = Long.MIN_VALUE;
 
     private final LongFunction<CompletableFuture<Wakeups>> wakeups;
     private final LongFunction<Wakeups> wakeupsIfWaitedFor;
@@ -36,6 +38,7 @@ final class ScriptedProtocol implements LockProtocol {
     private boolean releasesFindNothing;
     private final Map<Long, Integer> abandons = new HashMap<>();
     private volatile long lastTryNanos;
+    private volatile RuntimeException sharedFailure;
     /** Null unless a test turns retries after a short outage on. */
     private volatile Timer retryTimer;
     private volatile Duration commandTimeout = Duration.ZERO;
@@ -112,6 +115,15 @@ final class ScriptedProtocol implements LockProtocol {
         next(owner).complete(null);
     }
 
+    /**
+     * Answers the owner's oldest unanswered try as local hand-off answers one that waited for
+     * another owner's call, which failed.
+     */
+    void answerSharedFailure(long owner, RuntimeException failure) {
+        sharedFailure = failure;
+        next(owner).complete(SHARED_FAILURE);
+    }
+
     /** Fails the owner's oldest unanswered try, as a Redis error would. */
     void answerFailure(long owner, RuntimeException failure) {
         next(owner).completeExceptionally(failure);
@@ -139,7 +151,8 @@ final class ScriptedProtocol implements LockProtocol {
         }
         lastTryNanos = ticker.read();
         // The test answers null for a grant, else the wait bound.
-        return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease)) : TryResult.busy(wait));
+        return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease))
+                : wait == SHARED_FAILURE ? TryResult.sharedFailure(sharedFailure) : TryResult.busy(wait));
     }
 
     private TryResult.Grant grant(long heldToken, LeaseTerm lease) {

@@ -152,6 +152,32 @@ class ShortOutageTest {
         assertEquals(COMMAND_TIMEOUT.toNanos(), protocol.lastTryNanos() - outageStart, "the last try ends the command timeout");
     }
 
+    /**
+     * With local hand-off, a try made while another owner's call is in flight shares that call's
+     * answer; when the call fails, Redis answered neither. Answered a plain "busy", each such try
+     * ended the outage, so lock() among waiters taking turns ran past its command timeout.
+     */
+    @Test
+    void lockWhoseTriesShareFailedCallsOfOtherWaitersStillEndsAtTheCommandTimeout() {
+        CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
+        long outageStart = timer.ticker().read();
+        boolean ownTry = true;
+        while (!locked.isDone() && timer.ticker().read() - outageStart < 3 * COMMAND_TIMEOUT.toNanos()) {
+            if (protocol.inFlight(OWNER)) {
+                if (ownTry) {
+                    protocol.answerFailure(OWNER, notConnected());
+                } else {
+                    protocol.answerSharedFailure(OWNER, notConnected());
+                }
+                ownTry = !ownTry;
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(locked.isDone(), "lock() outlasted its bound during an outage of " + protocol.tries(OWNER) + " tries");
+        assertTrue(failure(locked) instanceof LockConnectionException);
+        assertTrue(timer.ticker().read() - outageStart <= COMMAND_TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
     @Test
     void lockAndAZeroWaitDoNotTryAgainAfterATryThatTookTheWholeCommandTimeout() {
         CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
