@@ -36,6 +36,8 @@ public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean 
     }
 
     /**
+     * The answer to a try that waited for another owner's Redis call (local hand-off) which failed.
+     *
      * @param failure how the Redis call that the try waited for failed
      * @return a result that did not acquire, worth trying again at once, that Redis did not answer
      */
