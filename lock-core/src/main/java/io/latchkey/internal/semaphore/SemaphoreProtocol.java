@@ -136,7 +136,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
             return context.executor().<List<Object>>eval(name, ACQUIRE, ScriptOutputType.MULTI,
                     new String[] {permits, limitKey}, Long.toString(lease.millis()), id, Integer.toString(limit))
                     .whenComplete((reply, failure) -> {
-                        if (failure != null && Failures.isOutcomeUnknown(failure)) {
+                        if (failure != null && Failures.mayHaveRun(failure)) {
                             unsettled.settleLater(hold, "acquire of permit " + id, () -> releaseCall(id));
                         }
                     });
