@@ -19,6 +19,8 @@ module io.latchkey.core {
     requires io.netty.resolver.dns;
     requires reactor.core;
     requires org.slf4j;
+    // @Nullable in the API's signatures: compile-time only, as JSpecify advises.
+    requires static transitive org.jspecify;
 
     exports io.latchkey;
     // What a lock kind in another module builds on (see its package-info), to the two friends only.

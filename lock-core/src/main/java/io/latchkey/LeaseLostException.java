@@ -1,5 +1,7 @@
 package io.latchkey;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The owner's lease was lost before it released the hold: the hold disappeared from Redis (it ran
  * out, someone called {@code forceUnlock}, a failover dropped it), a fixed lease ran out, or Redis
@@ -20,7 +22,7 @@ public class LeaseLostException extends IllegalMonitorStateException {
      *
      * @param message which lock and owner, and how the lease was lost
      */
-    public LeaseLostException(String message) {
+    public LeaseLostException(@Nullable String message) {
         super(message);
     }
 }

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable configuration of a {@link LockClient}: where Redis is and how long things may take.
@@ -156,20 +157,20 @@ public final class LockConfig {
     /** Collects settings; not thread-safe. Every setter rejects null at once. */
     public static final class Builder {
 
-        private String address;
+        private @Nullable String address;
         private List<String> clusterAddresses = List.of();
         private List<String> redLockAddresses = List.of();
         /** The durations the caller set; null for those left to {@link #build()} to choose. */
-        private Duration watchdogTimeout;
-        private Duration fairLockWaitTimeout;
-        private Duration commandTimeout;
-        private Duration redLockAttemptTimeout;
-        private Path trustedCertificates;
-        private TlsOptions.Managers tlsManagers;
+        private @Nullable Duration watchdogTimeout;
+        private @Nullable Duration fairLockWaitTimeout;
+        private @Nullable Duration commandTimeout;
+        private @Nullable Duration redLockAttemptTimeout;
+        private @Nullable Path trustedCertificates;
+        private TlsOptions.@Nullable Managers tlsManagers;
         private LockEventListener eventListener = LockEventListener.NONE;
-        private ReplicaAcknowledgement replicaAcknowledgement;
+        private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
         /** Null when off. */
-        private LocalHandOff localHandOff = LocalHandOff.DEFAULT;
+        private @Nullable LocalHandOff localHandOff = LocalHandOff.DEFAULT;
         private String keyPrefix = LockKeys.DEFAULT_PREFIX;
 
         private Builder() {

@@ -1,5 +1,7 @@
 package io.latchkey;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis cannot be reached: the client is not connected (it keeps reconnecting in the
  * background), the connection was lost or reset, or a new connection was refused or could not
@@ -25,7 +27,7 @@ public class LockConnectionException extends LockException {
      * @param message what could not reach Redis, naming the lock or the address (without password)
      * @param cause the underlying failure, or null
      */
-    public LockConnectionException(String message, Throwable cause) {
+    public LockConnectionException(@Nullable String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package io.latchkey;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A lock operation failed because Redis was unreachable, too slow, or refused the command.
  *
@@ -22,7 +24,7 @@ public class LockException extends RuntimeException {
      *
      * @param message what failed, naming the lock
      */
-    public LockException(String message) {
+    public LockException(@Nullable String message) {
         super(message);
     }
 
@@ -32,7 +34,7 @@ public class LockException extends RuntimeException {
      * @param message what failed, naming the lock
      * @param cause the underlying failure
      */
-    public LockException(String message, Throwable cause) {
+    public LockException(@Nullable String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package io.latchkey;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis answered a lock call with an error: for example
  * {@code WRONGTYPE} (another key of another type has the lock's name), {@code NOPERM} or
@@ -31,7 +33,7 @@ public class LockRefusedException extends LockException {
      * @param message what Redis refused, naming the lock and quoting the error reply
      * @param cause the underlying failure, or null
      */
-    public LockRefusedException(String message, Throwable cause) {
+    public LockRefusedException(@Nullable String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

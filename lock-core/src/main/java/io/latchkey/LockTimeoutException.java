@@ -1,5 +1,7 @@
 package io.latchkey;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis did not answer a lock call within the command timeout ({@link LockConfig#commandTimeout()};
  * for one master of a RedLock acquire, {@link LockConfig#redLockAttemptTimeout()}). Redis may be
@@ -24,7 +26,7 @@ public class LockTimeoutException extends LockException {
      * @param message what timed out, naming the lock and the timeout
      * @param cause the underlying failure, or null
      */
-    public LockTimeoutException(String message, Throwable cause) {
+    public LockTimeoutException(@Nullable String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

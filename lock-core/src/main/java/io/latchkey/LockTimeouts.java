@@ -3,6 +3,7 @@ package io.latchkey;
 import static io.latchkey.SettingChecks.requireArgument;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The four durations of a {@link LockConfig}, each either set on its {@link LockConfig.Builder}
@@ -79,8 +80,8 @@ public final class LockTimeouts {
      * @throws IllegalArgumentException if a duration set is not positive, longer than a year, or
      *     contradicts another that was set
      */
-    static LockTimeouts fit(Duration watchdogTimeout, Duration fairLockWaitTimeout, Duration commandTimeout,
-                               Duration redLockAttemptTimeout) {
+    static LockTimeouts fit(@Nullable Duration watchdogTimeout, @Nullable Duration fairLockWaitTimeout,
+                            @Nullable Duration commandTimeout, @Nullable Duration redLockAttemptTimeout) {
         requirePositiveIfSet("watchdogTimeout", watchdogTimeout);
         requirePositiveIfSet("fairLockWaitTimeout", fairLockWaitTimeout);
         requirePositiveIfSet("commandTimeout", commandTimeout);
@@ -108,14 +109,14 @@ public final class LockTimeouts {
     }
 
     /** 3 s, or less so as to fit the watchdog timeout; never below a RedLock attempt timeout that was set. */
-    private static Duration defaultCommandTimeout(Duration watchdogTimeout, Duration redLockAttemptTimeout) {
+    private static Duration defaultCommandTimeout(@Nullable Duration watchdogTimeout, @Nullable Duration redLockAttemptTimeout) {
         Duration watchdog = watchdogTimeout != null ? watchdogTimeout : DEFAULT_WATCHDOG_TIMEOUT;
         Duration fitting = min(DEFAULT_COMMAND_TIMEOUT, watchdog.dividedBy(COMMAND_TIMEOUTS_PER_WATCHDOG_TIMEOUT));
         requireArgument(!fitting.isZero(), "watchdogTimeout (%s) is too short to leave time for a Redis command", watchdog);
         return redLockAttemptTimeout != null ? max(fitting, redLockAttemptTimeout) : fitting;
     }
 
-    private static void requirePositiveIfSet(String setting, Duration value) {
+    private static void requirePositiveIfSet(String setting, @Nullable Duration value) {
         requireArgument(value == null || (!value.isNegative() && !value.isZero()), "%s must be positive: %s", setting, value);
         // A year at most: a lease or a timeout longer than that is a mistake, and past about
         // 2^53 ms the scripts no longer read it as an integer (LeaseTerm.MAX).

@@ -6,6 +6,7 @@ import io.latchkey.internal.redis.Redaction;
 import io.lettuce.core.RedisURI;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a {@link LockClient}'s Redis is: one Redis (a single server or Sentinel group, or a
@@ -41,7 +42,7 @@ public final class RedisAddresses {
      * @throws IllegalArgumentException if none is set, both a single address and a cluster are
      *     set, fewer than three RedLock masters or one twice are given, or a URI is malformed
      */
-    static RedisAddresses of(String address, List<String> clusterAddresses, List<String> redLockAddresses) {
+    static RedisAddresses of(@Nullable String address, List<String> clusterAddresses, List<String> redLockAddresses) {
         check(address, clusterAddresses, redLockAddresses);
         return new RedisAddresses(Optional.ofNullable(address), clusterAddresses, redLockAddresses);
     }
@@ -81,7 +82,7 @@ public final class RedisAddresses {
                 + ", redLockAddresses=" + Redaction.uris(redLock);
     }
 
-    private static void check(String address, List<String> clusterAddresses, List<String> redLockAddresses) {
+    private static void check(@Nullable String address, List<String> clusterAddresses, List<String> redLockAddresses) {
         requireArgument(address != null || !clusterAddresses.isEmpty() || !redLockAddresses.isEmpty(),
                 "no Redis configured: set address, clusterAddresses or redLockAddresses");
         requireArgument(address == null || clusterAddresses.isEmpty(),

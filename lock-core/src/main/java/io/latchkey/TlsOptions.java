@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -35,7 +36,7 @@ public final class TlsOptions {
      * @return the options, checked
      * @throws IllegalArgumentException if the file is not a readable file, or both are set
      */
-    static TlsOptions of(Path trustedCertificates, Managers managers) {
+    static TlsOptions of(@Nullable Path trustedCertificates, @Nullable Managers managers) {
         requireArgument(trustedCertificates == null
                         || (Files.isRegularFile(trustedCertificates) && Files.isReadable(trustedCertificates)),
                 "trustedCertificates is not a readable file: %s", trustedCertificates);

@@ -11,18 +11,20 @@ import io.latchkey.spi.Hold;
  *     without a wake-up (the holder's remaining lease), or a negative number if no bound is known
  * @param grant when acquired, the grant
  * @param holdGone true if the try was a re-entry of a hold that Redis no longer has; nothing changed
+ * @param sharedFailure when not acquired because the try shared another's Redis call (local
+ *     hand-off) and that call failed, its failure: Redis did not answer this try; else null
  */
-public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean holdGone) {
+public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean holdGone, Throwable sharedFailure) {
 
-    private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false);
-    private static final TryResult GONE = new TryResult(false, -1, null, true);
+    private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false, null);
+    private static final TryResult GONE = new TryResult(false, -1, null, true, null);
 
     /**
      * @param grant the grant
      * @return an acquired result
      */
     public static TryResult acquired(Grant grant) {
-        return new TryResult(true, 0, grant, false);
+        return new TryResult(true, 0, grant, false, null);
     }
 
     /**
@@ -30,7 +32,17 @@ public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean 
      * @return a result that did not acquire
      */
     public static TryResult busy(long waitMillis) {
-        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, null, false);
+        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, null, false, null);
+    }
+
+    /**
+     * The answer to a try that waited for another owner's Redis call (local hand-off) which failed.
+     *
+     * @param failure how the Redis call that the try waited for failed
+     * @return a result that did not acquire, worth trying again at once, that Redis did not answer
+     */
+    public static TryResult sharedFailure(Throwable failure) {
+        return new TryResult(false, 0, null, false, failure);
     }
 
     /** @return the result of a re-entry that found the hold gone */

@@ -1,6 +1,7 @@
 package io.latchkey.micrometer;
 
 import io.latchkey.LockEventListener.AcquireOutcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An acquisition, from its {@code AcquireStarted} to its {@code AcquireEnded}: re-entries too.
@@ -8,14 +9,14 @@ import io.latchkey.LockEventListener.AcquireOutcome;
  */
 public final class LockAcquireContext extends LockObservationContext {
 
-    private AcquireOutcome outcome;
+    private @Nullable AcquireOutcome outcome;
 
     LockAcquireContext(String lockName, String kind, long ownerId, boolean lockNameIncluded) {
         super(lockName, kind, ownerId, lockNameIncluded);
     }
 
     /** {@return how the acquisition ended; null while it is under way (at the observation's start)} */
-    public AcquireOutcome getOutcome() {
+    public @Nullable AcquireOutcome getOutcome() {
         return outcome;
     }
 

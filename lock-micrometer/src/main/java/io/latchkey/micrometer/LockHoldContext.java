@@ -1,5 +1,7 @@
 package io.latchkey.micrometer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A hold, from the grant that began it to its owner's last release, or to the moment its lease
  * was found lost (also when its client was closed while it was held). Re-entries belong to it.
@@ -16,7 +18,7 @@ public final class LockHoldContext extends LockObservationContext {
     }
 
     private final long fencingToken;
-    private Ending ending;
+    private @Nullable Ending ending;
 
     LockHoldContext(String lockName, String kind, long ownerId, long fencingToken, boolean lockNameIncluded) {
         super(lockName, kind, ownerId, lockNameIncluded);
@@ -29,7 +31,7 @@ public final class LockHoldContext extends LockObservationContext {
     }
 
     /** {@return how the hold ended; null while it is held (at the observation's start)} */
-    public Ending getEnding() {
+    public @Nullable Ending getEnding() {
         return ending;
     }
 

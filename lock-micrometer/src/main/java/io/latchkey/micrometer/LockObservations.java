@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes Micrometer Observations of a {@link io.latchkey.LockClient}'s lock events, so that lock
@@ -67,8 +68,8 @@ public final class LockObservations implements LockEventListener {
     private static final LockHoldConvention DEFAULT_HOLD = new DefaultLockHoldConvention();
 
     private final ObservationRegistry registry;
-    private final LockAcquireConvention acquireConvention;
-    private final LockHoldConvention holdConvention;
+    private final @Nullable LockAcquireConvention acquireConvention;
+    private final @Nullable LockHoldConvention holdConvention;
     private final boolean lockNames;
     private final int maxOpen;
     /** Per lock, kind and owner, its acquisitions under way, oldest first; each deque touched only inside the map's compute. */
@@ -120,7 +121,7 @@ public final class LockObservations implements LockEventListener {
         boolean stored = false;
         try {
             // Read here, on the thread that asked for the lock: the parent of the hold to come too.
-            Observation parent = registry.getCurrentObservation();
+            @Nullable Observation parent = registry.getCurrentObservation();
             LockAcquireContext context = new LockAcquireContext(event.lockName(), event.kind(), event.ownerId(), lockNames);
             Observation observation = Observation.createNotStarted(acquireConvention, DEFAULT_ACQUIRE, () -> context, registry);
             observation.start();
@@ -182,7 +183,7 @@ public final class LockObservations implements LockEventListener {
         return taken[0];
     }
 
-    private void startHold(AcquireEnded event, Observation parent) {
+    private void startHold(AcquireEnded event, @Nullable Observation parent) {
         HoldKey key = new HoldKey(event.lockName(), event.ownerId(), event.fencingToken());
         if (holds.containsKey(key)) {
             return; // a re-entry: its hold is observed already
@@ -233,8 +234,8 @@ public final class LockObservations implements LockEventListener {
     public static final class Builder {
 
         private final ObservationRegistry registry;
-        private LockAcquireConvention acquireConvention;
-        private LockHoldConvention holdConvention;
+        private @Nullable LockAcquireConvention acquireConvention;
+        private @Nullable LockHoldConvention holdConvention;
         private boolean lockNames;
         private int maxOpen = DEFAULT_MAX_OPEN;
 
@@ -249,7 +250,7 @@ public final class LockObservations implements LockEventListener {
          * @param convention the convention; null for the registry's global one or else the default
          * @return this builder
          */
-        public Builder acquireConvention(LockAcquireConvention convention) {
+        public Builder acquireConvention(@Nullable LockAcquireConvention convention) {
             this.acquireConvention = convention;
             return this;
         }
@@ -261,7 +262,7 @@ public final class LockObservations implements LockEventListener {
          * @param convention the convention; null for the registry's global one or else the default
          * @return this builder
          */
-        public Builder holdConvention(LockHoldConvention convention) {
+        public Builder holdConvention(@Nullable LockHoldConvention convention) {
             this.holdConvention = convention;
             return this;
         }
@@ -302,7 +303,7 @@ public final class LockObservations implements LockEventListener {
     }
 
     /** An acquisition under way: its observation (perhaps a no-op), and the parent its hold will get. */
-    private record Waiting(Observation observation, LockAcquireContext context, Observation parent) {
+    private record Waiting(Observation observation, LockAcquireContext context, @Nullable Observation parent) {
     }
 
     /** An acquisition's identity as its events tell it. */
@@ -322,22 +323,22 @@ public final class LockObservations implements LockEventListener {
 
         private final LockHoldContext context;
         /** Guarded by this: null until started. */
-        private Observation observation;
+        private @Nullable Observation observation;
         /** Guarded by this: set by an end told before the start was done. */
-        private LockHoldContext.Ending endedEarly;
+        private LockHoldContext.@Nullable Ending endedEarly;
 
         OpenHold(LockHoldContext context) {
             this.context = context;
         }
 
-        synchronized void start(Observation parent) {
+        synchronized void start(@Nullable Observation parent) {
             Observation started = Observation.createNotStarted(holdConvention, DEFAULT_HOLD, () -> context, registry);
             // Set, not left to Micrometer: it would take whatever is current on the telling thread.
             started.parentObservation(parent);
             started.start();
             observation = started;
             if (endedEarly != null) {
-                stop(endedEarly);
+                stop(started, endedEarly);
             }
         }
 
@@ -345,13 +346,13 @@ public final class LockObservations implements LockEventListener {
             if (observation == null) {
                 endedEarly = ending;
             } else {
-                stop(ending);
+                stop(observation, ending);
             }
         }
 
-        private void stop(LockHoldContext.Ending ending) {
+        private void stop(Observation started, LockHoldContext.Ending ending) {
             context.setEnding(ending);
-            observation.stop();
+            started.stop();
         }
     }
 }

@@ -117,7 +117,7 @@ final class LockNameTemplate {
 
     /** @return why {@code variable} cannot be right for the method, or null if it may be */
     private static String problem(String variable, int parameterCount, String[] parameterNames) {
-        if (SPEL_VARIABLES.contains(variable) || parameterNames != null && Arrays.asList(parameterNames).contains(variable)) {
+        if (SPEL_VARIABLES.contains(variable) || (parameterNames != null && Arrays.asList(parameterNames).contains(variable))) {
             return null;
         }
         Matcher position = BY_POSITION.matcher(variable);

@@ -265,14 +265,26 @@ class ShortOutageTest {
     void aWaitShorterThanTheOutageThrowsOnceItEnds(Kind kind) {
         String name = newName(kind);
         Acquirer lock = kind.on(kind.client(), name);
+        // Warmed up first, once the client has reconnected after the last test's restart: the
+        // first use of a client in the JVM (class loading, script loading) took seconds under
+        // load, before the wait's first try had even failed.
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+            Optional<? extends Lease> held = lock.acquire(Duration.ZERO);
+            held.ifPresent(Lease::close);
+            return held.isPresent();
+        });
         server.stop();
 
         long start = System.nanoTime();
         assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(1500))).isInstanceOf(LockException.class);
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
+        // At most the wait, then a settling of a try whose answer was lost and the last try, each
+        // bounded by the command timeout (README, "A short outage during a wait"); the margin is
+        // for a loaded machine, and still well below WAIT.
         assertThat(took).as("tried for the whole wait, then threw")
-                .isGreaterThanOrEqualTo(Duration.ofMillis(1500)).isLessThan(Duration.ofMillis(1500).plus(COMMAND_TIMEOUT.multipliedBy(2)));
+                .isGreaterThanOrEqualTo(Duration.ofMillis(1500))
+                .isLessThan(Duration.ofMillis(1500).plus(COMMAND_TIMEOUT.multipliedBy(2)).plus(Duration.ofSeconds(2)));
     }
 
     @ParameterizedTest

@@ -29,6 +29,7 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Redis Cluster through Lettuce's cluster client: commands go to the master of their key's
@@ -57,7 +58,7 @@ final class ClusterTopology implements RedisTopology {
     private final StatefulRedisClusterConnection<String, String> connection;
     private final StatefulRedisClusterPubSubConnection<String, String> pubSub;
     private final RedisExecutor executor;
-    private final ShardedSubscriptions sharded;
+    private final @Nullable ShardedSubscriptions sharded;
     private final Disposable topologyChanges;
 
     private ClusterTopology(SharedResources resources, RedisClusterClient client,
@@ -158,7 +159,7 @@ final class ClusterTopology implements RedisTopology {
     static int majorVersion(String info) {
         String prefix = "redis_version:";
         return info.lines().filter(line -> line.startsWith(prefix))
-                .map(line -> line.substring(prefix.length()).strip().split("\\.")[0])
+                .map(line -> line.substring(prefix.length()).strip().split("\\.", 2)[0])
                 .mapToInt(Integer::parseInt)
                 .findFirst().orElse(0);
     }

@@ -39,6 +39,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link LockClient}: one set of {@link SharedResources} (one timer, one set of event loops),
@@ -61,10 +62,10 @@ public final class DefaultLockClient implements LockClient {
     /** How long a channel stays subscribed after its last waiter left, where local hand-off is on. */
     private static final Duration CHANNEL_LINGER = Duration.ofMillis(500);
     /** The plain locks' local hand-off; null when it is off. */
-    private final Cohorts cohorts;
+    private final @Nullable Cohorts cohorts;
     private final Kinds kindContext = new Kinds();
     /** The client's own Redis; null if only RedLock masters are configured. */
-    private final Connected own;
+    private final @Nullable Connected own;
     /** Guarded by this: every Redis this client connected to, its own first. */
     private final List<Connected> connected = new ArrayList<>();
     /** Held while a kind is being opened. */
@@ -74,7 +75,7 @@ public final class DefaultLockClient implements LockClient {
     /** Guarded by this. */
     private boolean closed;
 
-    private DefaultLockClient(LockConfig config, SharedResources resources, Ticker ticker, RedisTopology topology) {
+    private DefaultLockClient(LockConfig config, SharedResources resources, Ticker ticker, @Nullable RedisTopology topology) {
         this.cohorts = config.localHandOff().map(Cohorts::new).orElse(null);
         this.config = config;
         this.resources = resources;

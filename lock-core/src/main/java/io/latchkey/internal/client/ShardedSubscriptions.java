@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sharded pub/sub channels in a Redis Cluster, each subscribed ({@code SSUBSCRIBE}) on the master
@@ -301,8 +302,8 @@ final class ShardedSubscriptions extends RedisClusterPubSubAdapter<String, Strin
     /** One channel's subscription: where it was last confirmed. Compared by identity. */
     private static final class Subscription {
         /** The node that confirmed it, null until one did; written under the enclosing instance's lock. */
-        volatile String nodeId;
+        volatile @Nullable String nodeId;
         /** The node of the latest move, confirmed or not; guarded by the enclosing instance. */
-        String target;
+        @Nullable String target;
     }
 }

@@ -39,6 +39,7 @@ final class LocalQueue {
     }
 
     /** @param wait a wait that ended otherwise */
+    @SuppressWarnings("CollectionUndefinedEquality") // a future equals only itself: that one is meant
     synchronized void unpark(CompletableFuture<Void> wait) {
         parked.remove(wait);
     }

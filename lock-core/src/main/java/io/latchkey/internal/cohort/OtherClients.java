@@ -99,7 +99,7 @@ final class OtherClients {
      */
     boolean mustHearFirst(long nowNanos, long token) {
         return !waiting && (token - heardToken >= bounds.maxHandOffs()
-                || reading && nowNanos - readNanos >= bounds.maxTime().toNanos());
+                || (reading && nowNanos - readNanos >= bounds.maxTime().toNanos()));
     }
 
     /**

@@ -108,9 +108,10 @@ final class RedisTries {
             answered = deferred.take();
             // After a grant, the hold is passed on to the tries answered here; after "held", they
             // wait as the try did: an unlock that came after Redis answered it changed the
-            // channel's sequence since each of them last looked, so it still wakes them.
+            // channel's sequence since each of them last looked, so it still wakes them. After a
+            // failure, they are told it: Redis answered none of them, so an outage goes on for each.
             forDeferred = granted ? TryResult.busy(budget.heldMillis(redis.ticker().read()))
-                    : failure != null ? TryResult.busy(0) : TryResult.busy(reply.waitMillis());
+                    : failure != null ? TryResult.sharedFailure(failure) : TryResult.busy(reply.waitMillis());
             withdrawal = cohort.settleIfIdle();
         }
         // A second attempt of the granted owner tries again at once, and re-enters.

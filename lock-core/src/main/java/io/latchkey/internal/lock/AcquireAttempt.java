@@ -196,7 +196,15 @@ final class AcquireAttempt implements Acquisition<Hold> {
             failOrRetry(failure);
             return;
         }
-        outage.answered();
+        Throwable shared = answer.sharedFailure();
+        if (shared == null || !ShortOutage.isPassing(shared) || protocol.timer() == null) {
+            // Another owner's failure that is no outage's says nothing of this try: try again, as before.
+            outage.answered();
+        } else if (outage.failed(shared, stepStartedNanos, ticker.read()) < 0) {
+            // Answered "try again" for a shared call that Redis did not answer: bounded as this try's own failure.
+            fail(shared);
+            return;
+        }
         if (answer.acquired()) {
             // Every grant is recorded here, also one given back below at once: the release then
             // undoes exactly this level.

@@ -142,7 +142,7 @@ public final class HoldCalls {
                     .map(wanted -> scripts.acquireReplicated(field, lease, call, held, wanted))
                     .orElseGet(() -> scripts.acquire(field, lease, call, held).thenApply(Replicated::unacknowledged));
             return sent.whenComplete((reply, failure) -> {
-                if (failure != null && Failures.isOutcomeUnknown(failure)) {
+                if (failure != null && Failures.mayHaveRun(failure)) {
                     unsettled.settleLater(hold, "acquire " + call, () -> scripts.release(field, call, UNDO)
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }

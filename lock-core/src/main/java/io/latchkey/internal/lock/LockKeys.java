@@ -14,7 +14,7 @@ import java.util.Objects;
  * {@code P} ({@code LockConfig.keyPrefix()}) derives {@code P:{tag}:...} and {@code P:fence:{S}}
  * instead, so that applications sharing one Redis can be kept apart by ACL key and channel
  * patterns ({@code ~P:* &P:*}). Everything below holds for any prefix, because a valid prefix
- * holds no brace: the hash tag of a derived key is still what follows {@code P:&#123;}.
+ * holds no brace: the hash tag of a derived key is still what follows <code>P:&#123;</code>.
  *
  * <p>Redis Cluster hashes the text between a key's first '{' and the next '}' after it, if that
  * text is not empty (the hash tag), else the whole key. A derived key starts with

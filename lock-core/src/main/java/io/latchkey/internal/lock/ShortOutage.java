@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
  * <li>Redis refused the call for a passing reason ({@link LockRefusedException} with
  *     {@code LOADING}, {@code TRYAGAIN}, {@code CLUSTERDOWN}, {@code MASTERDOWN}, {@code READONLY},
  *     {@code BUSY}): it did not run the call.</li>
+ * <li>a try that shared another owner's call to Redis (local hand-off) and was told its failure:
+ *     as if it had failed so itself.</li>
  * </ul>
  * A try whose outcome is unknown (a broken connection, a timeout) was registered by its kind for
  * settling before it failed ({@link UnsettledCalls}), and every kind sends an owner's next call
@@ -30,11 +32,12 @@ import java.util.concurrent.TimeUnit;
  * <p>For how long: while the caller's wait lasts, and at least the command timeout from the
  * start of the attempt, so that no wait tries for less than a zero wait. {@code lock()}, whose
  * wait never ends, tries for the command timeout from the start of the try that met the outage,
- * as a zero wait would from there; an answer of Redis ends the outage. So {@code lock()} and a
- * zero wait keep the bound of one round trip: a failure that took the whole command timeout (no
- * answer in time) is not tried again, one that came at once (not connected, {@code LOADING}) is,
- * for what is left of it. A try never starts after the end, and is itself bounded by the command
- * timeout.
+ * as a zero wait would from there; an answer of Redis ends the outage. A failure that took the
+ * whole command timeout (no answer in time) is not tried again by either, one that came at once
+ * (not connected, {@code LOADING}) is, for what is left of it. A try never starts after the end
+ * and is itself bounded by the command timeout, but it may first wait for the settling of the
+ * try before it whose answer was lost, bounded by the command timeout too: so the attempt ends at
+ * most two command timeouts after the end (README, "A short outage during a wait").
  *
  * <p>With what pause: {@value #FIRST_PAUSE_MILLIS} ms after the first failure, doubling up to
  * {@value #MAX_PAUSE_MILLIS} ms, never past the end above.
@@ -77,7 +80,7 @@ final class ShortOutage {
     static boolean isPassing(Throwable failure) {
         Throwable cause = Failures.unwrap(failure);
         return cause instanceof LockConnectionException || cause instanceof LockTimeoutException
-                || cause instanceof LockRefusedException && Failures.isPassingRefusal(cause);
+                || (cause instanceof LockRefusedException && Failures.isPassingRefusal(cause));
     }
 
     /**

@@ -102,7 +102,7 @@ final class ForeignPart implements Part {
                 return CompletableFuture.completedFuture(null);
             }
             Object granted = raw.isCompletedExceptionally() ? null : raw.join(); // done: join does not wait
-            boolean held = granted instanceof LockHold || granted instanceof Optional<?> tried && tried.isPresent();
+            boolean held = granted instanceof LockHold || (granted instanceof Optional<?> tried && tried.isPresent());
             return held ? lock.unlockAsync(owner).exceptionally(ignored -> null) : CompletableFuture.completedFuture(null);
         });
     }

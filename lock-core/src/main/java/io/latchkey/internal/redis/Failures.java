@@ -70,6 +70,27 @@ public final class Failures {
     }
 
     /**
+     * Whether an acquire that failed so needs settling: unlike {@link #isOutcomeUnknown}, which
+     * also covers a call to be sent again, this leaves out a command that Lettuce rejected unsent
+     * while the connection was down ("Currently not connected"), which certainly did not run.
+     *
+     * @param failure a failure as a future reports it
+     * @return true if the call may have run although Redis did not answer it
+     */
+    public static boolean mayHaveRun(Throwable failure) {
+        if (!isOutcomeUnknown(failure)) {
+            return false;
+        }
+        int depth = 0;
+        for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
+            if (cause.getClass() == RedisException.class && String.valueOf(cause.getMessage()).startsWith("Currently not connected")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * @param failure a failure as a future reports it
      * @return true if Redis refused the call for a passing reason and did not run it: a Cluster
      *     slot without a master during a failover ({@code CLUSTERDOWN}), a slot in migration
@@ -81,8 +102,10 @@ public final class Failures {
         int depth = 0;
         for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
             if (cause instanceof RedisCommandExecutionException) {
+                // The error code is the reply's first word: BUSYKEY or BUSYGROUP is not BUSY.
                 String message = String.valueOf(cause.getMessage());
-                return PASSING_REFUSALS.stream().anyMatch(message::startsWith);
+                int end = message.indexOf(' ');
+                return PASSING_REFUSALS.contains(end < 0 ? message : message.substring(0, end));
             }
         }
         return false;

@@ -11,6 +11,7 @@ import io.latchkey.LockTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place that builds the {@link LockException}s and {@link IllegalMonitorStateException}s
@@ -263,7 +264,7 @@ public final class LockExceptions {
             here.initCause(cause);
             return here;
         }
-        if (cause instanceof LockException) {
+        if (cause instanceof LockException lockException) {
             Class<?> type = cause.getClass();
             if (type == LockTimeoutException.class) {
                 return new LockTimeoutException(cause.getMessage(), cause);
@@ -274,7 +275,7 @@ public final class LockExceptions {
             } else if (type == LockException.class) {
                 return new LockException(cause.getMessage(), cause);
             }
-            return (LockException) cause;
+            return lockException;
         }
         if (cause instanceof RuntimeException runtime) {
             return runtime;

@@ -22,6 +22,7 @@ import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs commands and scripts on one shared, multiplexed Redis connection.
@@ -44,11 +45,11 @@ public final class RedisExecutor {
     private final String description;
     private final ToIntFunction<String> shardOfKey;
     /** Schedules retries of TRYAGAIN replies in a Cluster; null where they cannot occur. */
-    private final Timer retryScheduler;
+    private final @Nullable Timer retryScheduler;
     /** Bounds those retries by the command timeout; null where they cannot occur. */
-    private final Ticker ticker;
+    private final @Nullable Ticker ticker;
     /** The cluster connection, whose node connections carry WAIT; null for a single server. */
-    private final StatefulRedisClusterConnection<String, String> cluster;
+    private final @Nullable StatefulRedisClusterConnection<String, String> cluster;
     /** Set once the server refused WAIT: acquisitions go on without acknowledgement from then on. */
     private final AtomicBoolean waitRefused = new AtomicBoolean();
 
@@ -64,8 +65,8 @@ public final class RedisExecutor {
     }
 
     private RedisExecutor(RedisClusterAsyncCommands<String, String> commands, Duration commandTimeout, String description,
-                          ToIntFunction<String> shardOfKey, Timer retryScheduler, Ticker ticker,
-                          StatefulRedisClusterConnection<String, String> cluster) {
+                          ToIntFunction<String> shardOfKey, @Nullable Timer retryScheduler, @Nullable Ticker ticker,
+                          @Nullable StatefulRedisClusterConnection<String, String> cluster) {
         this.commands = commands;
         this.cluster = cluster;
         this.commandTimeout = commandTimeout;
@@ -137,24 +138,27 @@ public final class RedisExecutor {
     }
 
     private <T> CompletableFuture<T> retryingTryAgain(Supplier<CompletableFuture<T>> call) {
-        if (retryScheduler == null) {
+        Timer scheduler = retryScheduler;
+        Ticker clock = ticker;
+        if (scheduler == null || clock == null) {
             return call.get();
         }
-        return attempt(call, ticker.read() + commandTimeout.toNanos(), FIRST_RETRY_DELAY_MILLIS);
+        return attempt(call, scheduler, clock, clock.read() + commandTimeout.toNanos(), FIRST_RETRY_DELAY_MILLIS);
     }
 
-    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, long deadlineNanos, long delayMillis) {
+    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, Timer scheduler, Ticker clock,
+                                             long deadlineNanos, long delayMillis) {
         return call.get().handle((reply, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(reply);
             }
             if (!isTryAgain(failure)
-                    || ticker.read() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - deadlineNanos > 0) {
+                    || clock.read() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - deadlineNanos > 0) {
                 return CompletableFuture.<T>failedFuture(failure);
             }
             CompletableFuture<T> retried = new CompletableFuture<>();
             try {
-                retryScheduler.newTimeout(due -> attempt(call, deadlineNanos, Math.min(delayMillis * 2, MAX_RETRY_DELAY_MILLIS))
+                scheduler.newTimeout(due -> attempt(call, scheduler, clock, deadlineNanos, Math.min(delayMillis * 2, MAX_RETRY_DELAY_MILLIS))
                         .whenComplete((again, againFailure) -> {
                             if (againFailure == null) {
                                 retried.complete(again);

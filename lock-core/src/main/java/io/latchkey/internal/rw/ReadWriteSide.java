@@ -18,6 +18,7 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the read and the write side of one read-write lock share: holds counted in the lock hash
@@ -41,7 +42,7 @@ abstract class ReadWriteSide implements LockProtocol {
     /** Where this side's waiters are woken. */
     private final String channel;
     /** Readers can all go at once, so the releases wake them with one message to all. */
-    private final String address;
+    private final @Nullable String address;
     /** How long a waiting writer's place lasts without a try: a dead writer holds readers back no longer. */
     private final String placeMillis;
     /** The keys of the lock, as the scripts take them. */
@@ -170,7 +171,7 @@ abstract class ReadWriteSide implements LockProtocol {
     }
 
     @Override
-    public final Wakeups wakeupsIfWaitedFor(long owner) {
+    public final @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return context.subscriptions().joinIfSubscribed(channel, address);
     }
 

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis side of one leased semaphore: a sorted set of permit id to lease end (Redis's clock)
@@ -135,7 +136,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
             return context.executor().<List<Object>>eval(name, ACQUIRE, ScriptOutputType.MULTI,
                     new String[] {permits, limitKey}, Long.toString(lease.millis()), id, Integer.toString(limit))
                     .whenComplete((reply, failure) -> {
-                        if (failure != null && Failures.isOutcomeUnknown(failure)) {
+                        if (failure != null && Failures.mayHaveRun(failure)) {
                             unsettled.settleLater(hold, "acquire of permit " + id, () -> releaseCall(id));
                         }
                     });
@@ -206,7 +207,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
     }
 
     @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
+    public @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return context.subscriptions().joinIfSubscribed(channel, null);
     }
 

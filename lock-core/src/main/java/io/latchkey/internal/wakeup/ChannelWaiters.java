@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /** The local waiters of one unlock channel, oldest first. */
 final class ChannelWaiters {
@@ -15,9 +16,15 @@ final class ChannelWaiters {
     /** Guarded by the owning {@link UnlockSubscriptions}. */
     int references;
     /** Guarded by the owning {@link UnlockSubscriptions}. */
-    CompletableFuture<Void> subscribed;
+    @Nullable CompletableFuture<Void> subscribed;
     /** Guarded by the owning {@link UnlockSubscriptions}: the end of the linger after the last waiter left, or null. */
-    Timeout linger;
+    @Nullable Timeout linger;
+
+    /** Guarded by the owning {@link UnlockSubscriptions}: the subscription was confirmed. */
+    boolean subscribedHere() {
+        CompletableFuture<Void> confirmation = subscribed;
+        return confirmation != null && confirmation.isDone() && !confirmation.isCompletedExceptionally();
+    }
 
     /**
      * Guarded by the owning {@link UnlockSubscriptions}: a waiter joins a channel that lingers.
@@ -41,7 +48,7 @@ final class ChannelWaiters {
     private volatile boolean everyWaiterMessages;
     private final ConcurrentLinkedQueue<PendingWake> pending = new ConcurrentLinkedQueue<>();
     /** Set once by {@link #failAll}; from then on every wait fails as it is parked. */
-    private volatile RuntimeException failure;
+    private volatile @Nullable RuntimeException failure;
 
     ChannelWaiters(String channel) {
         this.channel = channel;

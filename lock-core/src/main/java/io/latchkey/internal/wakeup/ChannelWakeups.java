@@ -7,18 +7,19 @@ import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /** One acquire attempt's view of a channel's unlock messages. */
 final class ChannelWakeups implements Wakeups {
 
     private final ChannelWaiters waiters;
-    private final String address;
+    private final @Nullable String address;
     private final Timer timer;
     private final Consumer<ChannelWaiters> onClose;
-    private volatile PendingWake current;
+    private volatile @Nullable PendingWake current;
     private boolean closed;
 
-    ChannelWakeups(ChannelWaiters waiters, String address, Timer timer, Consumer<ChannelWaiters> onClose) {
+    ChannelWakeups(ChannelWaiters waiters, @Nullable String address, Timer timer, Consumer<ChannelWaiters> onClose) {
         this.waiters = waiters;
         this.address = address;
         this.timer = timer;

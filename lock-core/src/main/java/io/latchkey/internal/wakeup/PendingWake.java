@@ -2,17 +2,18 @@ package io.latchkey.internal.wakeup;
 
 import io.netty.util.Timeout;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /** One parked wait: ends on a signal, its timeout or an interrupt, whichever is first. */
 final class PendingWake {
 
-    final String address;
+    final @Nullable String address;
     final CompletableFuture<Void> done = new CompletableFuture<>();
-    volatile Timeout timeout;
+    volatile @Nullable Timeout timeout;
     /** True if an unlock message, rather than the timeout or an interrupt, ended the wait. */
     volatile boolean signalled;
 
-    PendingWake(String address) {
+    PendingWake(@Nullable String address) {
         this.address = address;
     }
 

@@ -11,12 +11,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reference-counted subscriptions to unlock channels, all carried by one pub/sub connection.
@@ -89,7 +91,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
      *     kind sends unaddressed messages
      * @return wakeups for one acquire attempt; close them when done
      */
-    public CompletableFuture<Wakeups> join(String channel, String address) {
+    public CompletableFuture<Wakeups> join(String channel, @Nullable String address) {
         ChannelWaiters waiters;
         CompletableFuture<Void> subscribed;
         synchronized (this) {
@@ -100,7 +102,8 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
             if (waiters.references++ == 0 && !waiters.stopLingering()) {
                 waiters.subscribed = commands.subscribe(channel);
             }
-            subscribed = waiters.subscribed;
+            // Set by the first join, kept while the channel lingers.
+            subscribed = Objects.requireNonNull(waiters.subscribed);
         }
         ChannelWaiters joined = waiters;
         return subscribed.handle((ok, failure) -> {
@@ -122,10 +125,10 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
      * @param address as for {@link #join}
      * @return wakeups ready now, or null if the channel is not subscribed here
      */
-    public Wakeups joinIfSubscribed(String channel, String address) {
+    public @Nullable Wakeups joinIfSubscribed(String channel, @Nullable String address) {
         synchronized (this) {
             ChannelWaiters waiters = channels.get(channel);
-            if (closed || waiters == null || !waiters.subscribed.isDone() || waiters.subscribed.isCompletedExceptionally()) {
+            if (closed || waiters == null || !waiters.subscribedHere()) {
                 return null;
             }
             waiters.references++;
@@ -139,7 +142,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
             if (--waiters.references > 0 || closed) {
                 return;
             }
-            if (lingerNanos > 0 && waiters.subscribed.isDone() && !waiters.subscribed.isCompletedExceptionally()) {
+            if (lingerNanos > 0 && waiters.subscribedHere()) {
                 try {
                     waiters.linger = timer.newTimeout(timeout -> lingered(waiters, timeout), lingerNanos, TimeUnit.NANOSECONDS);
                     return;
@@ -265,7 +268,7 @@ public final class UnlockSubscriptions extends RedisPubSubAdapter<String, String
         }
     }
 
-    private synchronized ChannelWaiters find(String channel) {
+    private synchronized @Nullable ChannelWaiters find(String channel) {
         return channels.get(channel);
     }
 

@@ -12,6 +12,7 @@ import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
+import io.lettuce.core.RedisException;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,6 +50,20 @@ class CohortEdgesTest {
         cohorts.attemptLeft(LOCK, 1); // the acquire loop's fail() -> abandon
         assertTrue(redis.calls.contains("unmark"), "a withdrawal for a mark Redis may hold");
         assertEquals(0, cohorts.size(), "then the cohort retired");
+    }
+
+    /** A try deferred behind the cohort's try that fails is told the failure: Redis answered neither. */
+    @Test
+    void aTryDeferredBehindAFailedTryIsToldTheFailure() {
+        CompletableFuture<TryResult> first = cohort().tryAcquire(1, WATCHDOG, 0);
+        CompletableFuture<TryResult> deferred = cohort().tryAcquire(2, WATCHDOG, 0);
+        assertFalse(deferred.isDone(), "deferred behind the try in flight");
+        redis.tries.remove(0).completeExceptionally(LockExceptions.unreachable("lock",
+                new RedisException("Currently not connected. Commands are rejected.")));
+        assertTrue(first.isCompletedExceptionally());
+        assertFalse(deferred.join().acquired());
+        assertTrue(deferred.join().sharedFailure() != null, "not a plain busy, which counts as Redis answering");
+        assertEquals(List.of("try"), redis.calls, "no Redis call of its own");
     }
 
     /** A withdrawal that fails is sent again a command timeout later; the cohort stays till then. */

@@ -1,5 +1,6 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
@@ -31,6 +32,8 @@ final class ScriptedProtocol implements LockProtocol {
 
     /** What a try answers while another owner holds the lock: its lease, a minute. */
     static final long HELD_FOR_A_MINUTE = 60_000;
+    /** What {@link #answerSharedFailure} answers in the queue of answers. */
+    private static final long SHARED_FAILURE = Long.MIN_VALUE;
 
     private final LongFunction<CompletableFuture<Wakeups>> wakeups;
     private final LongFunction<Wakeups> wakeupsIfWaitedFor;
@@ -42,6 +45,10 @@ final class ScriptedProtocol implements LockProtocol {
     private boolean releasesFindNothing;
     private final Map<Long, Integer> abandons = new HashMap<>();
     private volatile long lastTryNanos;
+    private volatile RuntimeException sharedFailure;
+    /** Null unless a test sends tries through it. */
+    private volatile UnsettledCalls unsettled;
+    private final Deque<CompletableFuture<Object>> settlements = new ArrayDeque<>();
     /** Null unless a test turns retries after a short outage on. */
     private volatile Timer retryTimer;
     private volatile Duration commandTimeout = Duration.ZERO;
@@ -118,6 +125,15 @@ final class ScriptedProtocol implements LockProtocol {
         next(owner).complete(null);
     }
 
+    /**
+     * Answers the owner's oldest unanswered try as local hand-off answers one that waited for
+     * another owner's call, which failed.
+     */
+    void answerSharedFailure(long owner, RuntimeException failure) {
+        sharedFailure = failure;
+        next(owner).complete(SHARED_FAILURE);
+    }
+
     /** Fails the owner's oldest unanswered try, as a Redis error would. */
     void answerFailure(long owner, RuntimeException failure) {
         next(owner).completeExceptionally(failure);
@@ -136,8 +152,58 @@ final class ScriptedProtocol implements LockProtocol {
         return "scripted";
     }
 
+    /**
+     * Sends every try as the kinds do: once the owner's earlier calls are settled, and a try whose
+     * answer was lost is settled by a call that the test answers ({@link #answerSettlement}).
+     */
+    ScriptedProtocol settlingOn(UnsettledCalls calls) {
+        this.unsettled = calls;
+        return this;
+    }
+
+    /** @return true if a settling call is unanswered */
+    synchronized boolean settlementInFlight() {
+        return !settlements.isEmpty();
+    }
+
+    /** Answers the oldest settling call: Redis ran it. */
+    void answerSettlement() {
+        nextSettlement().complete(1L);
+    }
+
+    /** Fails the oldest settling call. */
+    void failSettlement(RuntimeException failure) {
+        nextSettlement().completeExceptionally(failure);
+    }
+
+    private synchronized CompletableFuture<Object> nextSettlement() {
+        if (settlements.isEmpty()) {
+            throw new AssertionError("no settling call in flight");
+        }
+        return settlements.removeFirst();
+    }
+
+    private synchronized CompletableFuture<?> settle() {
+        CompletableFuture<Object> settling = new CompletableFuture<>();
+        settlements.addLast(settling);
+        return settling;
+    }
+
     @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+        UnsettledCalls calls = unsettled;
+        if (calls == null) {
+            return scriptedTry(owner, lease, heldToken);
+        }
+        UnsettledCalls.HoldId hold = new UnsettledCalls.HoldId("scripted", "scripted", Long.toString(owner));
+        return calls.after(hold, () -> scriptedTry(owner, lease, heldToken).whenComplete((answer, failure) -> {
+            if (failure != null && Failures.mayHaveRun(failure)) {
+                calls.settleLater(hold, "acquire", this::settle);
+            }
+        }));
+    }
+
+    private CompletableFuture<TryResult> scriptedTry(long owner, LeaseTerm lease, long heldToken) {
         CompletableFuture<Long> answer = new CompletableFuture<>();
         synchronized (this) {
             unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);
@@ -145,7 +211,8 @@ final class ScriptedProtocol implements LockProtocol {
         }
         lastTryNanos = ticker.read();
         // The test answers null for a grant, else the wait bound.
-        return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease)) : TryResult.busy(wait));
+        return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease))
+                : wait == SHARED_FAILURE ? TryResult.sharedFailure(sharedFailure) : TryResult.busy(wait));
     }
 
     private TryResult.Grant grant(long heldToken, LeaseTerm lease) {

@@ -9,11 +9,13 @@ import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
+import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -150,6 +152,75 @@ class ShortOutageTest {
         }
         assertTrue(failure(again) instanceof LockConnectionException, "an outage longer than the command timeout");
         assertEquals(COMMAND_TIMEOUT.toNanos(), protocol.lastTryNanos() - outageStart, "the last try ends the command timeout");
+    }
+
+    /**
+     * With local hand-off, a try made while another owner's call is in flight shares that call's
+     * answer; when the call fails, Redis answered neither. Answered a plain "busy", each such try
+     * ended the outage, so lock() among waiters taking turns ran past its command timeout.
+     */
+    @Test
+    void lockWhoseTriesShareFailedCallsOfOtherWaitersStillEndsAtTheCommandTimeout() {
+        CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
+        long outageStart = timer.ticker().read();
+        boolean ownTry = true;
+        while (!locked.isDone() && timer.ticker().read() - outageStart < 3 * COMMAND_TIMEOUT.toNanos()) {
+            if (protocol.inFlight(OWNER)) {
+                if (ownTry) {
+                    protocol.answerFailure(OWNER, notConnected());
+                } else {
+                    protocol.answerSharedFailure(OWNER, notConnected());
+                }
+                ownTry = !ownTry;
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(locked.isDone(), "lock() outlasted its bound during an outage of " + protocol.tries(OWNER) + " tries");
+        assertTrue(failure(locked) instanceof LockConnectionException);
+        assertTrue(timer.ticker().read() - outageStart <= COMMAND_TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    /**
+     * The exact bound of a zero wait: its last try may start just before the command timeout runs
+     * out, and wait for the settling of the try before it (whose answer was lost) before it is
+     * sent, each bounded by the command timeout: up to 3 x the command timeout in all, not one
+     * round trip after the command timeout (README, "A short outage during a wait").
+     */
+    @Test
+    void aZeroWaitWhoseLastTryWaitsForASettlementEndsWithinThreeCommandTimeouts() {
+        protocol.settlingOn(new UnsettledCalls(timer));
+        long start = timer.ticker().read();
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ZERO, LEASE, OWNER);
+        // Not connected, each answered at once, until the try before the last.
+        while (timer.ticker().read() - start < COMMAND_TIMEOUT.minusMillis(500).toNanos() || !protocol.inFlight(OWNER)) {
+            if (protocol.inFlight(OWNER)) {
+                protocol.answerFailure(OWNER, notConnected());
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertFalse(protocol.settlementInFlight(), "a try rejected unsent needs no settling");
+
+        // Then the connection breaks under a try, and settling it finds Redis down until the last try.
+        protocol.answerFailure(OWNER, LockExceptions.unreachable("scripted", new ClosedChannelException()));
+        int tries = protocol.tries(OWNER);
+        while (timer.ticker().read() - start < COMMAND_TIMEOUT.toNanos()) {
+            if (protocol.settlementInFlight()) {
+                protocol.failSettlement(notConnected());
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(protocol.settlementInFlight(), "the last try, made as the command timeout ends, settles the one before first");
+        timer.advance(COMMAND_TIMEOUT.minusMillis(1));
+        assertEquals(tries, protocol.tries(OWNER), "the last try waits for the settling call");
+        protocol.answerSettlement();
+        assertEquals(tries + 1, protocol.tries(OWNER), "sent once the try before it is settled");
+        timer.advance(COMMAND_TIMEOUT.minusMillis(1));
+        protocol.answerFailure(OWNER, new LockTimeoutException("Redis did not answer within PT2S", null));
+
+        assertTrue(failure(acquired) instanceof LockTimeoutException);
+        long took = timer.ticker().read() - start;
+        assertTrue(took > 2 * COMMAND_TIMEOUT.toNanos(), "more than one round trip after the command timeout: " + took);
+        assertTrue(took <= 3 * COMMAND_TIMEOUT.toNanos(), "within 3 x the command timeout: " + took);
     }
 
     @Test

@@ -44,6 +44,18 @@ class FailuresTest {
     }
 
     @Test
+    void aCommandRejectedUnsentNeedsNoSettlingButOneThatMetABrokenConnectionDoes() {
+        LockException rejected = LockExceptions.unreachable(LOCK, new RedisException("Currently not connected. Commands are rejected."));
+        assertTrue(Failures.isOutcomeUnknown(rejected), "a release rejected so is still owed");
+        assertFalse(Failures.mayHaveRun(rejected));
+        assertFalse(Failures.mayHaveRun(wrapped(new RedisException("Currently not connected. Commands are rejected."))));
+        assertTrue(Failures.mayHaveRun(wrapped(new RedisException("Connection closed"))));
+        assertTrue(Failures.mayHaveRun(LockExceptions.timedOut(LOCK, TIMEOUT, null)));
+        assertTrue(Failures.mayHaveRun(LockExceptions.unreachable(LOCK, new ClosedChannelException())));
+        assertFalse(Failures.mayHaveRun(wrapped(new RedisCommandExecutionException("LOADING Redis is loading"))));
+    }
+
+    @Test
     void refusalsThatALaterTryCanGetPastAreTold() {
         for (String passing : new String[] {"CLUSTERDOWN The cluster is down", "TRYAGAIN", "LOADING Redis is loading",
                 "READONLY You can't write against a read only replica.", "MASTERDOWN", "BUSY Redis is busy"}) {
@@ -52,6 +64,9 @@ class FailuresTest {
         }
         assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("WRONGTYPE Operation"))));
         assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("NOPERM"))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("BUSYKEY Target key name already exists."))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("BUSYGROUP Consumer Group name already exists"))));
+        assertFalse(Failures.isPassingRefusal(wrapped(new RedisCommandExecutionException("LOADINGX"))));
         assertFalse(Failures.isPassingRefusal(wrapped(new RedisConnectionException("reset"))));
     }
 

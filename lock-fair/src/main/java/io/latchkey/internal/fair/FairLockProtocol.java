@@ -19,6 +19,7 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fair lock: the plain lock's hash of owner to hold count, granted in arrival order through
@@ -161,7 +162,7 @@ public final class FairLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
+    public @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return context.wakeupsIfSubscribed(channel, context.field(owner));
     }
 

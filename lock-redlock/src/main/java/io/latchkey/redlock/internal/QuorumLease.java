@@ -12,8 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The watchdog's view of one owner's RedLock hold: valid while a majority of masters hold it
@@ -33,8 +31,6 @@ import org.slf4j.LoggerFactory;
  * object's monitor briefly.
  */
 final class QuorumLease {
-
-    private static final Logger log = LoggerFactory.getLogger(QuorumLease.class);
 
     private final String name;
     private final long owner;
@@ -95,7 +91,7 @@ final class QuorumLease {
             return;
         }
         for (Master master : granted) {
-            Member member = members.computeIfAbsent(master.context(), context -> new Member(master));
+            Member member = members.computeIfAbsent(master.context(), context -> new Member());
             member.runsUntilNanos = validUntilNanos;
             member.gone = false;
             member.registration = master.register(owner, member);
@@ -202,17 +198,12 @@ final class QuorumLease {
 
     /** One master's part: renewed by that master's watchdog, which tells it how it went. */
     private final class Member implements RenewedLease {
-        final Master master;
         /** Guarded by the QuorumLease: set at each grant on the master. */
         LeaseRegistration registration;
         /** Guarded by the QuorumLease. */
         long runsUntilNanos;
         /** Guarded by the QuorumLease. */
         boolean gone;
-
-        Member(Master master) {
-            this.master = master;
-        }
 
         @Override
         public void renewed(long sentAtNanos, long untilNanos) {
