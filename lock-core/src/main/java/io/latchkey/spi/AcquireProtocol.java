@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What the one acquire loop ({@link AcquireAttempt}) needs of a lock kind: one try, one release,
+ * What the one acquire loop ({@link io.latchkey.internal.lock.AcquireAttempt}) needs of a lock kind: one try, one release,
  * giving up, and wake-ups. The waiting, retrying, cancelling, renewing and blocking around them is
  * the loop's and the facade's, the same for every kind, so a new kind (a read-write lock, a
  * semaphore) implements this and nothing in the loop changes. Implementations are thread-safe
@@ -86,7 +86,7 @@ public interface AcquireProtocol {
 
     /**
      * @return the client's timer, on which the acquire loop tries again after a short outage
-     *     ({@link ShortOutage}); null only where nothing schedules such tries (some tests), and
+     *     ({@link io.latchkey.internal.lock.ShortOutage}); null only where nothing schedules such tries (some tests), and
      *     then a failed try ends the attempt at once
      */
     default Timer timer() {
@@ -96,7 +96,7 @@ public interface AcquireProtocol {
     /**
      * @return how long one try may take: the command timeout of the client (for a RedLock, the
      *     longest attempt timeout of its masters). It is also how long {@code lock()} and a zero
-     *     wait try again through a short outage ({@link ShortOutage})
+     *     wait try again through a short outage ({@link io.latchkey.internal.lock.ShortOutage})
      */
     default Duration commandTimeout() {
         return Duration.ZERO;
