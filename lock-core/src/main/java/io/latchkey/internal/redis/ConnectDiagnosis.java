@@ -36,11 +36,27 @@ final class ConnectDiagnosis {
 
     /**
      * @param failure why connecting failed
+     * @return true if a connection was closed, or found closed, before the server answered: what
+     *     Lettuce reports when its handshake's close overtook the server's refusal of the login,
+     *     and also when a plain connection reached a TLS port
+     */
+    static boolean closedBeforeAnswer(Throwable failure) {
+        return causesOf(failure).stream().anyMatch(cause -> {
+            String message = describe(cause);
+            return cause instanceof ClosedChannelException || message.contains("Connection closed prematurely")
+                    || message.contains("Currently not connected") || message.contains("Connection reset");
+        });
+    }
+
+    /**
+     * @param failure why connecting failed
      * @param tls whether the client spoke TLS
      * @return the likely cause of a failed connect, phrased as what to check
      */
     static String hint(Throwable failure, boolean tls) {
-        for (Throwable cause : causesOf(failure)) {
+        List<Throwable> causes = causesOf(failure);
+        // The server's own answer first: a close reported beside it (see closedBeforeAnswer) is its effect.
+        for (Throwable cause : causes) {
             String message = describe(cause);
             if (cause instanceof RedisCommandExecutionException) {
                 String upper = message.toUpperCase(Locale.ROOT);
@@ -51,6 +67,9 @@ final class ConnectDiagnosis {
                     return "the Redis user lacks a permission (" + message + ")";
                 }
             }
+        }
+        for (Throwable cause : causes) {
+            String message = describe(cause);
             if (cause instanceof CertificateException || cause instanceof SSLException) {
                 return "the TLS handshake failed (" + message + "); is the server's certificate signed by a CA in "
                         + "LockConfig.trustedCertificates (or the JVM trust store), and does it name this host?";

@@ -224,6 +224,26 @@ public final class LockExceptions {
     // ---- connecting --------------------------------------------------------------------------
 
     /**
+     * Whether a connect failed because Redis refused it.
+     *
+     * @param failure why connecting failed
+     * @return true if Redis itself refused the connect: an error reply among the causes
+     */
+    public static boolean refusedAtConnect(Throwable failure) {
+        return ConnectDiagnosis.refusedByRedis(failure);
+    }
+
+    /**
+     * Whether a connect failed on a connection closed before the server answered.
+     *
+     * @param failure why connecting failed
+     * @return true if a connection was closed before the server answered, which may hide a refused login
+     */
+    public static boolean closedBeforeAnswer(Throwable failure) {
+        return ConnectDiagnosis.closedBeforeAnswer(failure);
+    }
+
+    /**
      * @param where the URI or URIs the client tried, as the configuration gave them (they are
      *     redacted here)
      * @param cause why connecting failed

@@ -197,6 +197,33 @@ class LockExceptionsTest {
         assertTrue(plainToTls.getMessage().contains("rediss://"), "suggests TLS: " + plainToTls.getMessage());
     }
 
+    /**
+     * The shape Lettuce's Cluster client gave about once in 130 wrong-password connects: its
+     * handshake closed the channel before it completed with WRONGPASS, and the close won. The
+     * refusal that {@code LoginProbe} then adds as a suppressed exception decides, though the
+     * close comes first among the causes.
+     */
+    @Test
+    void aRefusalFoundBesideAPrematureCloseIsARefusal() {
+        RedisConnectionException closed = new RedisConnectionException("Unable to establish a connection to Redis Cluster",
+                new RedisException("Cannot retrieve cluster partitions from [redis://u:*****@127.0.0.1:7000]\n\nDetails:\n"
+                        + "\t[redis://u:*****@127.0.0.1:7000]: Unable to connect to [127.0.0.1:7000]: Connection closed prematurely"));
+        closed.getCause().addSuppressed(new RedisConnectionException("Unable to connect to [127.0.0.1:7000]: Connection closed prematurely",
+                new RedisConnectionException("Connection closed prematurely")));
+        assertFalse(LockExceptions.refusedAtConnect(closed));
+        assertTrue(LockExceptions.closedBeforeAnswer(closed), "the probe asks the server");
+        assertEquals(LockConnectionException.class, LockExceptions.connectFailed("redis://u:p@127.0.0.1:7000", closed).getClass());
+
+        closed.addSuppressed(new RedisCommandExecutionException("WRONGPASS invalid username-password pair or user is disabled."));
+        LockException refused = LockExceptions.connectFailed("redis://u:p@127.0.0.1:7000", closed);
+        assertEquals(LockRefusedException.class, refused.getClass());
+        assertTrue(refused.getMessage().contains("refused the credentials"), refused.getMessage());
+
+        assertFalse(LockExceptions.closedBeforeAnswer(new RedisConnectionException("Unable to connect",
+                new IOException("Connection refused"))), "no server reached: nothing to ask");
+        assertTrue(LockExceptions.closedBeforeAnswer(new RedisException("Currently not connected. Commands are rejected.")));
+    }
+
     @Test
     void aUriQuotedByACauseShowsNoPassword() {
         RedisConnectionException quoting = new RedisConnectionException("Cannot connect Redis Sentinel at redis://:hunter2@s1:26379");
