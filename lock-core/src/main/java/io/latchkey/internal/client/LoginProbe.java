@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
  * Asks a server whether it refuses the configured login, for a connect that reached the server
  * and failed without saying why. Lettuce's handshake closes the channel before it completes with
  * the server's refusal ({@code RedisHandshakeHandler.fail}), and the close, when seen first, is
- * reported as "Connection closed prematurely" with the refusal dropped: about once in 130
- * wrong-password connects to a Cluster. The probe connects without credentials and without
+ * reported instead ("Connection closed prematurely", "RedisHandshakeHandler not registered")
+ * with the refusal dropped: about once in 70 to 130 wrong-password connects to a Cluster. The probe connects without credentials and without
  * handshake commands (RESP2, no PING), then sends {@code AUTH} as a command of its own, whose
  * error reply no close can hide. Stateless.
  */
@@ -30,8 +30,8 @@ final class LoginProbe {
 
     /**
      * Adds the server's refusal of the login to {@code failure}, as a suppressed exception, if
-     * the failure shows the server was reached but names no refusal, and the server refuses the
-     * URI's credentials when asked once more.
+     * the failure shows the server was reached but names no refusal, the URI has a password, and
+     * the server refuses the URI's credentials when asked once more.
      *
      * @param failure why connecting failed
      * @param uri the URI the connect used
@@ -40,7 +40,7 @@ final class LoginProbe {
      * @return {@code failure}
      */
     static RuntimeException explain(RuntimeException failure, RedisURI uri, LockConfig config, ClientResources resources) {
-        if (LockExceptions.refusedAtConnect(failure) || !LockExceptions.closedBeforeAnswer(failure)) {
+        if (!LockExceptions.mayHideARefusal(failure)) {
             return failure;
         }
         if (uri.getHost() == null || !uri.getSentinels().isEmpty()) {

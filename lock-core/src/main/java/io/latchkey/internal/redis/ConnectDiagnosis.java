@@ -3,6 +3,9 @@ package io.latchkey.internal.redis;
 import static io.latchkey.internal.redis.Failures.describe;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.security.cert.CertificateException;
 import java.util.ArrayDeque;
@@ -36,16 +39,17 @@ final class ConnectDiagnosis {
 
     /**
      * @param failure why connecting failed
-     * @return true if a connection was closed, or found closed, before the server answered: what
-     *     Lettuce reports when its handshake's close overtook the server's refusal of the login,
-     *     and also when a plain connection reached a TLS port
+     * @return true if the server may have refused the login without the failure saying so: it
+     *     names no refusal, and the server was reached (no refused or timed-out TCP connect, no
+     *     unknown host, no TLS failure). Lettuce's handshake closes the channel before it reports
+     *     a refusal, and the close, when it wins, shows as "Connection closed prematurely",
+     *     "RedisHandshakeHandler not registered" or "Currently not connected", depending on when.
      */
-    static boolean closedBeforeAnswer(Throwable failure) {
-        return causesOf(failure).stream().anyMatch(cause -> {
-            String message = describe(cause);
-            return cause instanceof ClosedChannelException || message.contains("Connection closed prematurely")
-                    || message.contains("Currently not connected") || message.contains("Connection reset");
-        });
+    static boolean mayHideARefusal(Throwable failure) {
+        return causesOf(failure).stream().noneMatch(cause -> cause instanceof RedisCommandExecutionException
+                || cause instanceof ConnectException || cause instanceof UnknownHostException
+                || cause instanceof NoRouteToHostException || cause instanceof SSLException
+                || cause instanceof CertificateException);
     }
 
     /**

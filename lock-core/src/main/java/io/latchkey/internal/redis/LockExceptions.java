@@ -224,23 +224,14 @@ public final class LockExceptions {
     // ---- connecting --------------------------------------------------------------------------
 
     /**
-     * Whether a connect failed because Redis refused it.
+     * Whether a connect failed after it reached the server, with no refusal named: the server's
+     * refusal of the login may have been lost on the way.
      *
      * @param failure why connecting failed
-     * @return true if Redis itself refused the connect: an error reply among the causes
+     * @return true if the server was reached and the failure names no refusal
      */
-    public static boolean refusedAtConnect(Throwable failure) {
-        return ConnectDiagnosis.refusedByRedis(failure);
-    }
-
-    /**
-     * Whether a connect failed on a connection closed before the server answered.
-     *
-     * @param failure why connecting failed
-     * @return true if a connection was closed before the server answered, which may hide a refused login
-     */
-    public static boolean closedBeforeAnswer(Throwable failure) {
-        return ConnectDiagnosis.closedBeforeAnswer(failure);
+    public static boolean mayHideARefusal(Throwable failure) {
+        return ConnectDiagnosis.mayHideARefusal(failure);
     }
 
     /**
