@@ -579,6 +579,58 @@ class LocalHandOffTest {
         assertThrows(io.latchkey.LeaseLostException.class, held::close);
     }
 
+    @Test
+    void aWaiterThatComesAfterAnotherClientsForceUnlockTakesTheLockInRedisAtOnce() throws Exception {
+        // Nobody of the client waited, so it heard nothing on the lock's channel and missed the
+        // force-unlock's notice; before the first waiter asked Redis, it waited for the renewal (10 s).
+        LockClient client = client(builder -> builder.localHandOff().watchdogTimeout(Duration.ofSeconds(30))
+                .commandTimeout(Duration.ofSeconds(3)));
+        DistributedLock lock = client.getLock(name);
+        DistributedLock operator = client(UnaryOperator.identity()).getLock(name);
+        LockHold held = lock.acquire();
+        assertTrue(operator.forceUnlock());
+
+        Future<?>[] waiting = new Future<?>[1];
+        submitted(waiting, () -> {
+            try (LockHold next = lock.acquire()) {
+                return next.fencingToken();
+            }
+        });
+        long next = (Long) waiting[0].get(5, TimeUnit.SECONDS);
+
+        held.leaseLost().get(1, TimeUnit.SECONDS);
+        assertTrue(next > held.fencingToken() + LocalHandOff.DEFAULT.maxHandOffs(),
+                "the waiter took a new hold in Redis, past the old block: " + next);
+        assertTrue(handOffs.isEmpty(), "nothing was handed off locally: " + handOffs);
+        assertThrows(io.latchkey.LeaseLostException.class, held::close);
+    }
+
+    @Test
+    void aForceUnlockByTheHoldingClientReportsItsHoldLostBeforeItReturns() throws Exception {
+        LockClient client = client(builder -> builder.localHandOff().watchdogTimeout(Duration.ofSeconds(30))
+                .commandTimeout(Duration.ofSeconds(3)));
+        DistributedLock lock = client.getLock(name);
+        for (boolean async : new boolean[] {false, true}) {
+            LockHold held = lock.acquire();
+            Future<?>[] waiting = new Future<?>[1];
+            Thread waiter = submitted(waiting, () -> {
+                try (LockHold next = lock.acquire()) {
+                    return next.fencingToken();
+                }
+            });
+            awaitParked(waiter);
+
+            assertTrue(async ? lock.forceUnlockAsync().get(5, TimeUnit.SECONDS) : lock.forceUnlock());
+            assertTrue(held.leaseLost().isDone(), "the client knows it deleted its own hold");
+            assertFalse(held.isValid());
+            long next = (Long) waiting[0].get(5, TimeUnit.SECONDS);
+            assertTrue(next > held.fencingToken() + LocalHandOff.DEFAULT.maxHandOffs(),
+                    "the waiter took a new hold in Redis, past the old block: " + next);
+            assertThrows(io.latchkey.LeaseLostException.class, held::close);
+        }
+        assertTrue(handOffs.isEmpty(), "nothing was handed off locally: " + handOffs);
+    }
+
     // ---- rule 1: only while the lease is known valid -------------------------------------------
 
     @Test

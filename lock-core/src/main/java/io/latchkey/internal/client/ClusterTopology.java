@@ -115,7 +115,8 @@ final class ClusterTopology implements RedisTopology {
             return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where, ticker);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
-            throw LockExceptions.connectFailed(where, e);
+            // The credentials and TLS of the first seed apply to all.
+            throw LockExceptions.connectFailed(where, LoginProbe.explain(e, uris.get(0), config, resources.lettuce()));
         }
     }
 

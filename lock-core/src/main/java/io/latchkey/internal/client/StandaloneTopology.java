@@ -52,7 +52,7 @@ final class StandaloneTopology implements RedisTopology {
             return new StandaloneTopology(client, connection, pubSub, config.commandTimeout(), where);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
-            throw LockExceptions.connectFailed(where, e);
+            throw LockExceptions.connectFailed(where, LoginProbe.explain(e, uri, config, resources.lettuce()));
         }
     }
 

@@ -195,12 +195,28 @@ final class Cohort {
         return releases.carryOut(last);
     }
 
-    /** @return false if this cohort retired (look it up again); else the owner counts as a waiter */
-    synchronized boolean waiterJoined(long owner) {
-        if (retired) {
-            return false;
+    /**
+     * The owner's wake-ups are subscribed to the lock's channel. The client hears the channel only
+     * while an owner waits, so a first waiter behind the cohort's Redis hold has Redis asked
+     * whether the hold is still there: a force-unlock's notice sent before the subscription was
+     * not heard, and the waiter would otherwise wait for the next renewal to learn of it.
+     *
+     * @return false if this cohort retired (look it up again); else the owner counts as a waiter
+     */
+    boolean waiterJoined(long owner) {
+        long heldToken;
+        synchronized (this) {
+            if (retired) {
+                return false;
+            }
+            boolean first = !attendance.anyWaiter();
+            attendance.joined(owner);
+            if (!first || !(state == State.HELD || state == State.PASSING)) {
+                return true;
+            }
+            heldToken = budget.redisToken();
         }
-        attendance.joined(owner);
+        losses.check(heldToken);
         return true;
     }
 

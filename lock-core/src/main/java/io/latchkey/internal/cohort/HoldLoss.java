@@ -126,6 +126,21 @@ final class HoldLoss {
     }
 
     /**
+     * Notices on the lock's channel may have been missed (nobody of the client was subscribed):
+     * Redis is asked whether it still has the cohort's hold {@code heldToken}, and a hold found
+     * gone ends the cohort. Unlike a doubt's, the question stops no hand-off meanwhile (nothing
+     * suggests the hold is gone), and a hold found there lifts no doubt: only the answers that
+     * the doubts name do.
+     */
+    void check(long heldToken) {
+        redis.holdsCohortHold(heldToken).whenComplete((held, failure) -> {
+            if (Boolean.FALSE.equals(held)) {
+                lost("Redis no longer had it (force-unlocked or deleted)", false, heldToken);
+            }
+        });
+    }
+
+    /**
      * The Redis hold with token {@code heldToken} is gone, or must be taken as gone: the cohort
      * ends, its owner's hold is lost, and every waiter tries Redis again.
      */

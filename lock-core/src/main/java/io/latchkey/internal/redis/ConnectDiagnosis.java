@@ -3,6 +3,9 @@ package io.latchkey.internal.redis;
 import static io.latchkey.internal.redis.Failures.describe;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.security.cert.CertificateException;
 import java.util.ArrayDeque;
@@ -36,11 +39,28 @@ final class ConnectDiagnosis {
 
     /**
      * @param failure why connecting failed
+     * @return true if the server may have refused the login without the failure saying so: it
+     *     names no refusal, and the server was reached (no refused or timed-out TCP connect, no
+     *     unknown host, no TLS failure). Lettuce's handshake closes the channel before it reports
+     *     a refusal, and the close, when it wins, shows as "Connection closed prematurely",
+     *     "RedisHandshakeHandler not registered" or "Currently not connected", depending on when.
+     */
+    static boolean mayHideARefusal(Throwable failure) {
+        return causesOf(failure).stream().noneMatch(cause -> cause instanceof RedisCommandExecutionException
+                || cause instanceof ConnectException || cause instanceof UnknownHostException
+                || cause instanceof NoRouteToHostException || cause instanceof SSLException
+                || cause instanceof CertificateException);
+    }
+
+    /**
+     * @param failure why connecting failed
      * @param tls whether the client spoke TLS
      * @return the likely cause of a failed connect, phrased as what to check
      */
     static String hint(Throwable failure, boolean tls) {
-        for (Throwable cause : causesOf(failure)) {
+        List<Throwable> causes = causesOf(failure);
+        // The server's own answer first: a close reported beside it (see closedBeforeAnswer) is its effect.
+        for (Throwable cause : causes) {
             String message = describe(cause);
             if (cause instanceof RedisCommandExecutionException) {
                 String upper = message.toUpperCase(Locale.ROOT);
@@ -51,6 +71,9 @@ final class ConnectDiagnosis {
                     return "the Redis user lacks a permission (" + message + ")";
                 }
             }
+        }
+        for (Throwable cause : causes) {
+            String message = describe(cause);
             if (cause instanceof CertificateException || cause instanceof SSLException) {
                 return "the TLS handshake failed (" + message + "); is the server's certificate signed by a CA in "
                         + "LockConfig.trustedCertificates (or the JVM trust store), and does it name this host?";

@@ -225,6 +225,17 @@ public final class LockExceptions {
     // ---- connecting --------------------------------------------------------------------------
 
     /**
+     * Whether a connect failed after it reached the server, with no refusal named: the server's
+     * refusal of the login may have been lost on the way.
+     *
+     * @param failure why connecting failed
+     * @return true if the server was reached and the failure names no refusal
+     */
+    public static boolean mayHideARefusal(Throwable failure) {
+        return ConnectDiagnosis.mayHideARefusal(failure);
+    }
+
+    /**
      * @param where the URI or URIs the client tried, as the configuration gave them (they are
      *     redacted here)
      * @param cause why connecting failed

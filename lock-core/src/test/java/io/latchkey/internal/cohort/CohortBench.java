@@ -86,8 +86,22 @@ final class CohortBench {
         return record(owner, tried);
     }
 
-    /** The owner's attempt joins the lock's waiters, as it does once subscribed. */
+    /**
+     * The owner's attempt joins the lock's waiters, as it does once subscribed. A first waiter's
+     * question whether Redis still has the cohort's hold ({@link #joinAsking}) is taken off
+     * {@code redis.holdChecks} unanswered: it changes nothing until Redis answers.
+     */
     Waiter join(long owner) {
+        int asked = redis.holdChecks.size();
+        Waiter waiter = joinAsking(owner);
+        if (redis.holdChecks.size() > asked) {
+            redis.holdChecks.removeLast();
+        }
+        return waiter;
+    }
+
+    /** As {@link #join}, with a first waiter's question left in {@code redis.holdChecks}. */
+    Waiter joinAsking(long owner) {
         ScriptedChannel channel = new ScriptedChannel();
         return new Waiter((CohortWakeups) cohorts.joined(LOCK, sides, channel, owner), channel);
     }

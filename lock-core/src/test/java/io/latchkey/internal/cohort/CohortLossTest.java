@@ -164,6 +164,52 @@ class CohortLossTest {
         assertTrue(hold.lossReason().contains("query"), hold.lossReason());
     }
 
+    @Test
+    void aFirstWaiterAsksRedisForTheHoldAndAHoldFoundGoneSendsItToRedis() {
+        // The client heard the lock's channel only from B's subscription on: a force-unlock's
+        // notice before it was missed, and B would wait for the next renewal (10 s by default).
+        Hold hold = bench.takeInRedis(A, 1);
+        bench.toldBusy(B);
+        CompletableFuture<Void> parked = bench.joinAsking(B).park();
+        assertEquals(1, redis.holdChecks.size(), "the first waiter has Redis asked");
+        assertEquals(1, redis.holdChecks.peek().token());
+        bench.toldBusy(C);
+        bench.joinAsking(C);
+        assertEquals(1, redis.holdChecks.size(), "the channel was heard since the first waiter joined");
+
+        redis.holdChecks.remove().answer().complete(false);
+
+        assertTrue(hold.isLost());
+        assertTrue(parked.isDone(), "every local waiter tries Redis again");
+        bench.tryFor(B);
+        assertEquals(1, redis.cohortTries.size(), "a new hold, with new tokens");
+    }
+
+    @Test
+    void aFirstWaitersQuestionStopsNoHandOffAndAHoldFoundThereGoesOn() {
+        Hold hold = bench.takeInRedis(A, 1);
+        bench.toldBusy(B);
+        CompletableFuture<Void> parked = bench.joinAsking(B).park();
+
+        bench.release(A);
+        assertTrue(parked.isDone(), "passed on before Redis answered: nothing suggests the hold is gone");
+        Hold next = bench.record(B, bench.tryFor(B));
+        redis.holdChecks.remove().answer().complete(true);
+
+        assertFalse(hold.isLost());
+        assertTrue(next.isHeld());
+        assertTrue(redis.releases.isEmpty());
+    }
+
+    @Test
+    void aWaiterBehindNoRedisHoldAsksNothing() {
+        bench.tryFor(A);
+        bench.tryFor(B);
+        bench.joinAsking(B);
+
+        assertTrue(redis.holdChecks.isEmpty(), "the cohort's try is in Redis: its answer tells");
+    }
+
     // ---- doubted -----------------------------------------------------------------------------
 
     @Test

@@ -392,6 +392,12 @@ final class CohortSimulation {
         final Map<Long, CohortRedis.HoldReports> renewed = new LinkedHashMap<>();
         final List<ChannelWait> channelWaits = new ArrayList<>();
         final List<CompletableFuture<Wakeups>> subscribing = new ArrayList<>();
+        /**
+         * The owners whose SUBSCRIBE Redis ran and who have not unsubscribed: the client hears the
+         * lock's channel, notices included, only while one is (the real client's linger of 500 ms
+         * only makes it hear more).
+         */
+        final java.util.Set<Long> subscribed = new java.util.HashSet<>();
         long channelSequence;
         boolean closed;
         boolean disconnected;
@@ -400,7 +406,7 @@ final class CohortSimulation {
         Client(String id) {
             this.id = id;
             model.subscribe(message -> {
-                if (!disconnected) {
+                if (!disconnected && !subscribed.isEmpty()) {
                     messages.add(message);
                 }
             });
@@ -725,10 +731,12 @@ final class CohortSimulation {
     /** An owner's wake-ups from the lock's channel, as {@code UnlockSubscriptions} gives them. */
     private final class ChannelWakeups implements Wakeups {
         private final Client client;
+        private final long owner;
         private ChannelWait current;
 
-        ChannelWakeups(Client client) {
+        ChannelWakeups(Client client, long owner) {
             this.client = client;
+            this.owner = owner;
         }
 
         @Override
@@ -771,6 +779,7 @@ final class CohortSimulation {
         @Override
         public void close() {
             interrupt();
+            client.subscribed.remove(owner);
         }
     }
 
@@ -877,14 +886,24 @@ final class CohortSimulation {
                     subscribed.completeExceptionally(LockExceptions.closedWhileWaiting());
                 }
                 client.subscribing.add(subscribed);
-                subscribed.whenComplete((ok, subscribeFailure) -> client.subscribing.remove(subscribed));
-                client.commands.add(() -> () -> client.messages.add("!subscribed:" + id));
+                subscribed.whenComplete((ok, subscribeFailure) -> {
+                    client.subscribing.remove(subscribed);
+                    if (subscribeFailure != null) {
+                        client.subscribed.remove(id);
+                    }
+                });
+                client.commands.add(() -> {
+                    if (!subscribed.isDone()) {
+                        client.subscribed.add(id);
+                    }
+                    return () -> client.messages.add("!subscribed:" + id);
+                });
                 client.observers.add(new CohortRedis.Notices() {
                     @Override
                     public void notice(String message) {
                         if (message.equals("!subscribed:" + id)) {
                             client.observers.remove(this);
-                            subscribed.complete(new ChannelWakeups(client));
+                            subscribed.complete(new ChannelWakeups(client, id));
                         }
                     }
 

@@ -197,6 +197,38 @@ class LockExceptionsTest {
         assertTrue(plainToTls.getMessage().contains("rediss://"), "suggests TLS: " + plainToTls.getMessage());
     }
 
+    /**
+     * The shape Lettuce's Cluster client gave about once in 70 to 130 wrong-password connects: its
+     * handshake closed the channel before it completed with WRONGPASS, and the close won. The
+     * refusal that {@code LoginProbe} then adds as a suppressed exception decides, though the
+     * close comes first among the causes.
+     */
+    @Test
+    void aRefusalFoundBesideAPrematureCloseIsARefusal() {
+        RedisConnectionException closed = new RedisConnectionException("Unable to establish a connection to Redis Cluster",
+                new RedisException("Cannot retrieve cluster partitions from [redis://u:*****@127.0.0.1:7000]\n\nDetails:\n"
+                        + "\t[redis://u:*****@127.0.0.1:7000]: Unable to connect to [127.0.0.1:7000]: Connection closed prematurely"));
+        closed.getCause().addSuppressed(new RedisConnectionException("Unable to connect to [127.0.0.1:7000]: Connection closed prematurely",
+                new RedisConnectionException("Connection closed prematurely")));
+        assertTrue(LockExceptions.mayHideARefusal(closed), "the probe asks the server");
+        assertEquals(LockConnectionException.class, LockExceptions.connectFailed("redis://u:p@127.0.0.1:7000", closed).getClass());
+
+        closed.addSuppressed(new RedisCommandExecutionException("WRONGPASS invalid username-password pair or user is disabled."));
+        LockException refused = LockExceptions.connectFailed("redis://u:p@127.0.0.1:7000", closed);
+        assertEquals(LockRefusedException.class, refused.getClass());
+        assertTrue(refused.getMessage().contains("refused the credentials"), refused.getMessage());
+
+        assertFalse(LockExceptions.mayHideARefusal(closed), "the refusal is known");
+
+        assertFalse(LockExceptions.mayHideARefusal(new RedisConnectionException("Unable to connect",
+                new java.net.ConnectException("Connection refused"))), "no server reached: nothing to ask");
+        assertFalse(LockExceptions.mayHideARefusal(new RedisConnectionException("Unable to connect",
+                new SSLHandshakeException("PKIX path building failed"))), "the TLS handshake failed before any login");
+        assertTrue(LockExceptions.mayHideARefusal(new RedisConnectionException("Unable to connect to [127.0.0.1:7000]: "
+                + "RedisHandshakeHandler not registered")), "another shape of the same race");
+        assertTrue(LockExceptions.mayHideARefusal(new RedisException("Currently not connected. Commands are rejected.")));
+    }
+
     @Test
     void aUriQuotedByACauseShowsNoPassword() {
         RedisConnectionException quoting = new RedisConnectionException("Cannot connect Redis Sentinel at redis://:hunter2@s1:26379");
