@@ -13,6 +13,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.resource.ClientResources;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Asks a server whether it refuses the configured login, for a connect that reached the server
@@ -80,7 +81,7 @@ final class LoginProbe {
         return failure;
     }
 
-    private static RedisCredentials credentials(RedisURI uri) {
+    private static @Nullable RedisCredentials credentials(RedisURI uri) {
         RedisCredentialsProvider provider = uri.getCredentialsProvider();
         if (provider == null) {
             return null;
