@@ -307,8 +307,9 @@ public abstract class DistributedLockContract {
         long start = System.nanoTime();
         lock.lock(lease);
         Duration remaining = lock.remainingLease();
-        assertTrue(isPositive(remaining) && remaining.compareTo(lease) <= 0,
-                "the lease is the one asked for, got " + remaining);
+        // Zero only if the lease really ran out meanwhile (a loaded machine can take 300 ms).
+        assertTrue((isPositive(remaining) || millisSince(start) >= lease.toMillis()) && remaining.compareTo(lease) <= 0,
+                "the lease is the one asked for, got " + remaining + " after " + millisSince(start) + " ms");
 
         // A watchdog renewal (every 500 ms, back to 1500 ms) would keep the lock past this bound.
         within(WATCHDOG_TIMEOUT.minusMillis(300)).until(() -> !other.isLocked());
