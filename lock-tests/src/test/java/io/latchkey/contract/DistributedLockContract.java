@@ -307,8 +307,9 @@ public abstract class DistributedLockContract {
         long start = System.nanoTime();
         lock.lock(lease);
         Duration remaining = lock.remainingLease();
-        assertTrue(isPositive(remaining) && remaining.compareTo(lease) <= 0,
-                "the lease is the one asked for, got " + remaining);
+        // Zero only if the lease really ran out meanwhile (a loaded machine can take 300 ms).
+        assertTrue((isPositive(remaining) || millisSince(start) >= lease.toMillis()) && remaining.compareTo(lease) <= 0,
+                "the lease is the one asked for, got " + remaining + " after " + millisSince(start) + " ms");
 
         // A watchdog renewal (every 500 ms, back to 1500 ms) would keep the lock past this bound.
         within(WATCHDOG_TIMEOUT.minusMillis(300)).until(() -> !other.isLocked());
@@ -1304,7 +1305,11 @@ public abstract class DistributedLockContract {
     @Test
     void everyNewHoldOfTheNameGetsAGreaterFencingToken() throws Exception {
         DistributedLock one = lock(newHolderClient(), name);
-        DistributedLock two = lock(newHolderClient(), name);
+        // The hold that one's forceUnlock takes from two below is known lost only at its next
+        // renewal, and a local hand-off's or a multi-lock's next acquire on two waits for that:
+        // the short test timings keep it to half a second rather than a third of 30 s. Every hold
+        // of two is closed at once, so a late renewal under load has nothing to lose.
+        DistributedLock two = lock(newClient(), name);
         List<Long> tokens = new ArrayList<>();
 
         LockHold hold = one.acquire();
