@@ -4,15 +4,12 @@ import io.latchkey.LockEventListener;
 import io.latchkey.LockEventListener.AcquireOutcome;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.time.StopAwareTask;
 import io.latchkey.spi.AcquireProtocol;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
-import io.netty.util.Timeout;
-import io.netty.util.Timer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -60,8 +57,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
     private volatile BiConsumer<Hold, Throwable> tellEnd;
     private final AtomicBoolean endTold = new AtomicBoolean();
     private final ShortOutage outage;
-    /** The next try after a failure, while it waits for its time; null otherwise. */
-    private volatile Timeout pendingRetry;
+    private final OutageRetries retries;
     /** When the last try, or join of the wake-ups, was started: where an outage it meets begins. */
     private volatile long stepStartedNanos;
 
@@ -74,6 +70,27 @@ final class AcquireAttempt implements Acquisition<Hold> {
         long startNanos = ticker.read();
         this.deadlineNanos = waitNanos == FOREVER ? FOREVER : startNanos + waitNanos;
         this.outage = new ShortOutage(startNanos, deadlineNanos, FOREVER, protocol.commandTimeout().toNanos());
+        this.retries = new OutageRetries(outage, protocol.timer(), ticker, new OutageRetries.Steps() {
+            @Override
+            public void tryAgain() {
+                tryOnce();
+            }
+
+            @Override
+            public void fail(Throwable failure) {
+                AcquireAttempt.this.fail(failure);
+            }
+
+            @Override
+            public void cut(Throwable failure) {
+                result.completeExceptionally(failure);
+            }
+
+            @Override
+            public boolean ended() {
+                return result.isDone();
+            }
+        });
     }
 
     /**
@@ -91,11 +108,8 @@ final class AcquireAttempt implements Acquisition<Hold> {
             if (current != null) {
                 current.interrupt();
             }
-            Timeout retry = attempt.pendingRetry;
-            if (retry != null && retry.cancel()) {
-                // Given up during the pause after a failure: clean up now, not when the pause ends.
-                attempt.tryOnce();
-            }
+            // Given up during the pause after a failure: clean up now, not when the pause ends.
+            attempt.retries.stop();
         });
         if (attempt.wakeups != null) {
             attempt.countAsWaiter();
@@ -300,42 +314,12 @@ final class AcquireAttempt implements Acquisition<Hold> {
      * the wait allows ({@link ShortOutage}), else fails the attempt.
      */
     private void failOrRetry(Throwable failure) {
-        Timer timer = protocol.timer();
-        long pauseNanos = timer == null || result.isDone() ? -1 : outage.failed(failure, stepStartedNanos, ticker.read());
+        long pauseNanos = retries.failed(failure, stepStartedNanos);
         if (pauseNanos < 0) {
             fail(failure);
-            return;
-        }
-        log.debug("lock '{}', owner {}: trying again in {} ms after {}", protocol.name(), owner,
-                TimeUnit.NANOSECONDS.toMillis(pauseNanos), failure.toString());
-        try {
-            pendingRetry = timer.newTimeout(new Retry(), pauseNanos, TimeUnit.NANOSECONDS);
-        } catch (IllegalStateException timerStopped) {
-            // The client is closing: no more tries.
-            fail(failure);
-            return;
-        }
-        Timeout retry = pendingRetry;
-        if (result.isDone() && retry != null && retry.cancel()) {
-            // Cancelled while the retry was being scheduled: the cancel found nothing to end.
-            pendingRetry = null;
-            tryOnce();
-        }
-    }
-
-    /** The next try after a pause; if the client closes first, the attempt fails as a wait would. */
-    private final class Retry implements StopAwareTask {
-
-        @Override
-        public void run(Timeout timeout) {
-            pendingRetry = null;
-            tryOnce();
-        }
-
-        @Override
-        public void timerStopped() {
-            pendingRetry = null;
-            fail(LockExceptions.closedWhileWaiting());
+        } else {
+            log.debug("lock '{}', owner {}: trying again in {} ms after {}", protocol.name(), owner,
+                    TimeUnit.NANOSECONDS.toMillis(pauseNanos), failure.toString());
         }
     }
 

@@ -34,15 +34,18 @@ import java.util.concurrent.TimeUnit;
  * wait never ends, tries for the command timeout from the start of the try that met the outage,
  * as a zero wait would from there; an answer of Redis ends the outage. A failure that took the
  * whole command timeout (no answer in time) is not tried again by either, one that came at once
- * (not connected, {@code LOADING}) is, for what is left of it. A try never starts after the end
- * and is itself bounded by the command timeout, but it may first wait for the settling of the
- * try before it whose answer was lost, bounded by the command timeout too: so the attempt ends at
- * most two command timeouts after the end (README, "A short outage during a wait").
+ * (not connected, {@code LOADING}) is, for what is left of it. A try never starts at or after
+ * the end (one that would is not made), and the attempt fails at the end with the outage's last failure even if a try is still under
+ * way then (it may have waited for the settling of a try before it whose answer was lost): that
+ * try is given up as a cancel gives it up, its grant handed back, its outcome settled if unknown.
+ * So {@code lock()} and a zero wait keep 0.2's bound of one command timeout, and a longer wait
+ * throws when it ends (README, "A short outage during a wait").
  *
  * <p>With what pause: {@value #FIRST_PAUSE_MILLIS} ms after the first failure, doubling up to
- * {@value #MAX_PAUSE_MILLIS} ms, never past the end above.
+ * {@value #MAX_PAUSE_MILLIS} ms; a pause that would reach the end above is not followed by a try.
  *
- * <p>Not thread-safe: the attempt's steps run one after another.
+ * <p>Not thread-safe: the attempt's steps run one after another; only {@link #isStill} may be
+ * called from elsewhere (the timer that ends an outage).
  */
 final class ShortOutage {
 
@@ -55,7 +58,9 @@ final class ShortOutage {
     private final long waitEndNanos;
     private final long commandTimeoutNanos;
     private final boolean waitsForever;
-    private boolean inOutage;
+    private volatile boolean inOutage;
+    /** Counts the outages: the end of one must not cut a later one short. */
+    private volatile int outages;
     private long endNanos;
     private long pauseNanos;
 
@@ -92,11 +97,13 @@ final class ShortOutage {
      * @return the pause before the next try in nanoseconds, at least 1; or -1 if the attempt must
      *     fail with {@code failure}: it is not a passing failure, or the outage outlasted the end
      */
+    @SuppressWarnings("NonAtomicVolatileUpdate") // written by the attempt's steps alone, one after another
     long failed(Throwable failure, long startedNanos, long nowNanos) {
         if (!isPassing(failure)) {
             return -1;
         }
         if (!inOutage) {
+            outages++;
             inOutage = true;
             pauseNanos = FIRST_PAUSE_NANOS;
             endNanos = waitsForever ? startedNanos + commandTimeoutNanos : waitEndNanos;
@@ -108,6 +115,24 @@ final class ShortOutage {
         long pause = Math.min(pauseNanos, left);
         pauseNanos = Math.min(MAX_PAUSE_NANOS, pauseNanos * 2);
         return Math.max(1, pause);
+    }
+
+    /** @return the outage under way: what {@link #isStill} is asked about; 0 before the first */
+    int current() {
+        return outages;
+    }
+
+    /** @return when the tries of the outage under way end, by the client's ticker */
+    long endNanos() {
+        return endNanos;
+    }
+
+    /**
+     * @param outage an earlier {@link #current()}
+     * @return true if that outage is still under way: no answer of Redis since
+     */
+    boolean isStill(int outage) {
+        return inOutage && outages == outage;
     }
 
     /** Redis answered a try: the outage, if there was one, is over. */
