@@ -211,14 +211,14 @@ final class AcquireAttempt implements Acquisition<Hold> {
             return;
         }
         Throwable shared = answer.sharedFailure();
-        if (shared == null || !ShortOutage.isPassing(shared) || protocol.timer() == null) {
-            // Another owner's failure that is no outage's says nothing of this try: try again, as before.
-            outage.answered();
-        } else if (outage.failed(shared, stepStartedNanos, ticker.read()) < 0) {
-            // Answered "try again" for a shared call that Redis did not answer: bounded as this try's own failure.
-            fail(shared);
+        if (shared != null && ShortOutage.isPassing(shared) && protocol.timer() != null) {
+            // A shared call that Redis did not answer: this try failed so too, and is tried again,
+            // or cut at the outage's end, as after a failure of its own (not answered "taken").
+            failOrRetry(shared);
             return;
         }
+        // Another owner's failure that is no outage's says nothing of this try: try again, as before.
+        outage.answered();
         if (answer.acquired()) {
             // Every grant is recorded here, also one given back below at once: the release then
             // undoes exactly this level.

@@ -201,6 +201,51 @@ class ShortOutageTest {
     }
 
     /**
+     * An outage that lock() first meets as another waiter's failed call (local hand-off) ends as
+     * one met by a try of its own: the call throws as the command timeout ends, even while its
+     * next try waits behind a call that hangs. Before, only a try's own failure set the end, so
+     * lock() ran on until that try's answer, up to twice the command timeout.
+     */
+    @Test
+    void lockWhoseOutageBeganWithASharedFailureEndsAtTheCommandTimeoutWithATryUnderWay() {
+        CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
+        long outageStart = timer.ticker().read();
+        protocol.answerSharedFailure(OWNER, notConnected());
+        while (!protocol.inFlight(OWNER) && timer.ticker().read() - outageStart < COMMAND_TIMEOUT.toNanos()) {
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(protocol.inFlight(OWNER), "tried again");
+
+        // That try waits behind another waiter's call, which Redis does not answer.
+        timer.advance(Duration.ofNanos(COMMAND_TIMEOUT.toNanos() - (timer.ticker().read() - outageStart)));
+        assertTrue(locked.isDone(), "still waiting as the outage's command timeout ends");
+        assertTrue(failure(locked) instanceof LockConnectionException, "the outage's failure");
+
+        protocol.answerGranted(OWNER);
+        assertEquals(1, protocol.releases(OWNER), "the late grant is handed back");
+        assertEquals(1, protocol.abandons(OWNER));
+        assertEquals(0, timer.pending());
+    }
+
+    /**
+     * A zero wait whose only answer is another waiter's failed call heard nothing from Redis: it
+     * tries again within the command timeout, as after a failure of its own. Before, it answered
+     * false at once, "taken", although Redis had said nothing of the lock.
+     */
+    @Test
+    void aZeroWaitWhoseTryMeetsASharedFailureTriesAgainInsteadOfAnsweringTaken() {
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ZERO, LEASE, OWNER);
+        protocol.answerSharedFailure(OWNER, notConnected());
+        assertFalse(acquired.isDone(), "answered " + (acquired.isDone() ? acquired.join() : null) + " without Redis");
+
+        timer.advance(ShortOutage.FIRST_PAUSE_MILLIS, TimeUnit.MILLISECONDS);
+        assertEquals(2, protocol.tries(OWNER));
+        protocol.answerGranted(OWNER);
+        assertTrue(acquired.join());
+        assertEquals(0, timer.pending());
+    }
+
+    /**
      * The bound of a zero wait holds even when its last try, started just before the command
      * timeout runs out, first waits for the settling of the try before it (whose answer was
      * lost): the attempt fails as the command timeout ends, and that try is given up as a cancel
