@@ -144,7 +144,16 @@ final class OutageRetries {
 
         @Override
         public void run(Timeout timeout) {
-            if (outage.isStill(outageNow)) {
+            if (!outage.isStill(outageNow)) {
+                return;
+            }
+            Timeout waiting = pendingRetry;
+            if (waiting != null && waiting.cancel()) {
+                // No try under way: the attempt leaves Redis (a fair lock's queue) before it
+                // fails, as after any failure; cut short, it would fail with its trace still there.
+                pendingRetry = null;
+                steps.fail(lastFailure());
+            } else {
                 steps.cut(lastFailure());
             }
         }
@@ -162,6 +171,10 @@ final class OutageRetries {
         @Override
         public void run(Timeout timeout) {
             pendingRetry = null;
+            Timeout end = outageEnd;
+            if (end != null) {
+                end.cancel(); // due at the same time: it would cut the attempt short of leaving Redis
+            }
             steps.fail(lastFailure());
         }
 

@@ -44,6 +44,8 @@ final class ScriptedProtocol implements LockProtocol {
     private final AtomicLong lastToken = new AtomicLong();
     private boolean releasesFindNothing;
     private final Map<Long, Integer> abandons = new HashMap<>();
+    private boolean abandonsWait;
+    private final Deque<CompletableFuture<Void>> unansweredAbandons = new ArrayDeque<>();
     private volatile long lastTryNanos;
     private volatile RuntimeException sharedFailure;
     /** Null unless a test sends tries through it. */
@@ -258,10 +260,29 @@ final class ScriptedProtocol implements LockProtocol {
                 : CompletableFuture.completedFuture(null);
     }
 
+    /** From now on every abandon stays unanswered until the test answers it ({@link #answerAbandon}). */
+    synchronized void abandonsWaitForTheTest() {
+        abandonsWait = true;
+    }
+
+    /** Answers the oldest unanswered abandon: Redis ran it. */
+    void answerAbandon() {
+        CompletableFuture<Void> abandon;
+        synchronized (this) {
+            abandon = unansweredAbandons.removeFirst();
+        }
+        abandon.complete(null);
+    }
+
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         synchronized (this) {
             abandons.merge(owner, 1, Integer::sum);
+            if (abandonsWait) {
+                CompletableFuture<Void> abandon = new CompletableFuture<>();
+                unansweredAbandons.addLast(abandon);
+                return abandon;
+            }
         }
         return CompletableFuture.completedFuture(null);
     }

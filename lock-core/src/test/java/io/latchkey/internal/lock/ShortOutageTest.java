@@ -246,6 +246,31 @@ class ShortOutageTest {
     }
 
     /**
+     * With no try under way as the outage's tries end (the pause before the next would reach the
+     * end), the attempt leaves its trace in Redis (a fair lock's queue) before the call throws,
+     * as the README says and as every other failure does. Before, the end of the outage cut the
+     * attempt at once, and the call threw with its queue entry still in Redis.
+     */
+    @Test
+    void withNoTryUnderWayAtTheEndTheAttemptLeavesItsQueueBeforeItThrows() {
+        protocol.abandonsWaitForTheTest();
+        CompletableFuture<Boolean> acquired = lock.tryLockAsync(Duration.ZERO, LEASE, OWNER);
+        while (protocol.abandons(OWNER) == 0 && !acquired.isDone()) {
+            if (protocol.inFlight(OWNER)) {
+                protocol.answerFailure(OWNER, notConnected());
+            }
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertFalse(protocol.inFlight(OWNER), "no try under way at the end");
+        assertEquals(1, protocol.abandons(OWNER), "leaves its queue at the end");
+        assertFalse(acquired.isDone(), "threw before the attempt left its queue");
+
+        protocol.answerAbandon();
+        assertTrue(failure(acquired) instanceof LockConnectionException, "the outage's failure");
+        assertEquals(0, timer.pending());
+    }
+
+    /**
      * The bound of a zero wait holds even when its last try, started just before the command
      * timeout runs out, first waits for the settling of the try before it (whose answer was
      * lost): the attempt fails as the command timeout ends, and that try is given up as a cancel
