@@ -175,6 +175,51 @@ class ShortOutageTest {
     }
 
     /**
+     * The end of an outage that Redis answered cuts neither a try made after it nor a later
+     * outage short.
+     */
+    @Test
+    void theEndOfAnEarlierOutageCutsNeitherALaterTryNorALaterOutageShort() {
+        CompletableFuture<Void> locked = lock.lockAsync(LEASE, OWNER);
+        protocol.answerFailure(OWNER, notConnected()); // the first outage: its tries end at 2 s
+        timer.advance(10, TimeUnit.MILLISECONDS);
+        protocol.answerHeldFor(OWNER, 1_500); // Redis answered: joins the wake-ups, tries again
+        protocol.answerHeldFor(OWNER, 1_500); // waits for the holder's lease
+        timer.advance(Duration.ofMillis(1_500));
+        assertTrue(protocol.inFlight(OWNER), "tried again at 1.51 s");
+        timer.advance(Duration.ofMillis(1_000));
+        assertFalse(locked.isDone(), "a try after the outage, under way as its end passes, cut short");
+
+        protocol.answerFailure(OWNER, notConnected()); // the second outage: its tries end at 3.51 s
+        timer.advance(Duration.ofMillis(900));
+        assertTrue(protocol.inFlight(OWNER));
+        assertFalse(locked.isDone(), "the second outage cut short");
+        protocol.answerGranted(OWNER);
+        locked.join();
+        assertEquals(0, timer.pending());
+    }
+
+    /** A cancel after the cut gives nothing back itself, and completes once the try under way is given up. */
+    @Test
+    void aCancelAfterTheCutCompletesOnceTheTryUnderWayIsGivenUp() {
+        Acquisition<io.latchkey.spi.Hold> attempt = new Acquisitions(protocol).start(OWNER,
+                io.latchkey.spi.LeaseTerm.watchdog(LEASE), AcquireAttempt.forever());
+        protocol.answerFailure(OWNER, notConnected());
+        timer.advance(COMMAND_TIMEOUT);
+        assertTrue(protocol.inFlight(OWNER));
+        assertTrue(attempt.result().isCompletedExceptionally(), "cut as the command timeout ends");
+        CompletableFuture<Void> cancelled = attempt.cancel();
+        CompletableFuture<Void> again = attempt.cancel();
+        assertFalse(cancelled.isDone(), "the try under way is not given up yet");
+
+        protocol.answerGranted(OWNER);
+        assertTrue(cancelled.isDone() && again.isDone());
+        assertEquals(1, protocol.releases(OWNER), "the late grant is handed back once");
+        assertEquals(1, protocol.abandons(OWNER));
+        assertEquals(0, timer.pending());
+    }
+
+    /**
      * With local hand-off, a try made while another owner's call is in flight shares that call's
      * answer; when the call fails, Redis answered neither. Answered a plain "busy", each such try
      * ended the outage, so lock() among waiters taking turns ran past its command timeout.
