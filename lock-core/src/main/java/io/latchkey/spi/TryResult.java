@@ -13,18 +13,22 @@ import io.latchkey.spi.Hold;
  * @param holdGone true if the try was a re-entry of a hold that Redis no longer has; nothing changed
  * @param sharedFailure when not acquired because the try shared another's Redis call (local
  *     hand-off) and that call failed, its failure: Redis did not answer this try; else null
+ * @param queuedMark when not acquired, what tells a grant that the kind's release made after this
+ *     try ran from one made before it (the fair lock: its slot's fencing counter then, which every
+ *     later grant's token exceeds); 0 if the kind has none
  */
-public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean holdGone, Throwable sharedFailure) {
+public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean holdGone, Throwable sharedFailure,
+                        long queuedMark) {
 
-    private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false, null);
-    private static final TryResult GONE = new TryResult(false, -1, null, true, null);
+    private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false, null, 0);
+    private static final TryResult GONE = new TryResult(false, -1, null, true, null, 0);
 
     /**
      * @param grant the grant
      * @return an acquired result
      */
     public static TryResult acquired(Grant grant) {
-        return new TryResult(true, 0, grant, false, null);
+        return new TryResult(true, 0, grant, false, null, 0);
     }
 
     /**
@@ -32,7 +36,16 @@ public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean 
      * @return a result that did not acquire
      */
     public static TryResult busy(long waitMillis) {
-        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, null, false, null);
+        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, null, false, null, 0);
+    }
+
+    /**
+     * @param waitMillis the bound on the wait
+     * @param mark see {@link #queuedMark()}
+     * @return a result that did not acquire, of a kind whose release grants the next waiter
+     */
+    public static TryResult queued(long waitMillis, long mark) {
+        return new TryResult(false, waitMillis, null, false, null, mark);
     }
 
     /**
@@ -42,7 +55,7 @@ public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean 
      * @return a result that did not acquire, worth trying again at once, that Redis did not answer
      */
     public static TryResult sharedFailure(Throwable failure) {
-        return new TryResult(false, 0, null, false, failure);
+        return new TryResult(false, 0, null, false, failure, 0);
     }
 
     /** @return the result of a re-entry that found the hold gone */

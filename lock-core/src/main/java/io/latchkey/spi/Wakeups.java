@@ -22,6 +22,17 @@ public interface Wakeups extends AutoCloseable {
      */
     CompletableFuture<Void> await(long seenSequence, long timeoutNanos);
 
+    /**
+     * Takes the word that a message naming this attempt carried after its name (the fair lock's
+     * release sends the token of the hold it granted the waiter so named), once: a later call
+     * answers null until another such message comes.
+     *
+     * @return the word, or null if no message with one came since the last call
+     */
+    default String takeWord() {
+        return null;
+    }
+
     /** Ends the pending {@link #await} now, so the attempt can notice it was abandoned. */
     void interrupt();
 

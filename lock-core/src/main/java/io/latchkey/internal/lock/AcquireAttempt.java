@@ -60,6 +60,13 @@ final class AcquireAttempt implements Acquisition<Hold> {
     private final OutageRetries retries;
     /** When the last try, or join of the wake-ups, was started: where an outage it meets begins. */
     private volatile long stepStartedNanos;
+    /**
+     * When the last try was started, if it was answered "not acquired" and none was sent since;
+     * else null. Only then may a wake-up's word stand for a try ({@link AcquireProtocol#grantedByWord}).
+     */
+    private volatile Long queuedSentNanos;
+    /** That try's {@link TryResult#queuedMark()}. */
+    private volatile long queuedMark;
 
     private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
@@ -183,15 +190,38 @@ final class AcquireAttempt implements Acquisition<Hold> {
             return;
         }
         Wakeups current = wakeups;
+        TryResult byWord = held == null ? grantedByWord(current) : null;
+        if (byWord != null) {
+            afterTry(byWord, null, 0, null);
+            return;
+        }
         long seen = current == null ? 0 : current.sequence();
-        stepStartedNanos = ticker.read();
+        long sentNanos = ticker.read();
+        stepStartedNanos = sentNanos;
+        queuedSentNanos = null;
         protocol.tryAcquire(owner, lease, held == null ? 0 : held.token()).whenComplete((answer, failure) -> {
             try {
+                if (failure == null && !answer.acquired() && !answer.holdGone() && answer.sharedFailure() == null) {
+                    queuedMark = answer.queuedMark();
+                    queuedSentNanos = sentNanos;
+                }
                 afterTry(answer, failure, seen, held);
             } catch (RuntimeException e) {
                 fail(e);
             }
         });
+    }
+
+    /**
+     * The grant a wake-up's word tells of, if the kind takes it for a try. A word is taken (and
+     * so dropped) before every try: one that came before the last try was sent may tell of a
+     * grant that try took, or whose undo it met, so only one that came after a try answered "not
+     * acquired" tells of a grant made after that try ran.
+     */
+    private TryResult grantedByWord(Wakeups current) {
+        String word = current == null ? null : current.takeWord();
+        Long queuedSince = queuedSentNanos;
+        return word == null || queuedSince == null ? null : protocol.grantedByWord(owner, lease, word, queuedSince, queuedMark);
     }
 
     /**

@@ -151,7 +151,9 @@ public final class HoldCalls {
             List<Object> reply = replicated.reply();
             long answer = (Long) reply.get(0);
             if (answer == 0L) {
-                return CompletableFuture.completedFuture(TryResult.busy((Long) reply.get(1)));
+                long wait = (Long) reply.get(1);
+                return CompletableFuture.completedFuture(reply.size() > 2 ? TryResult.queued(wait, (Long) reply.get(2))
+                        : TryResult.busy(wait));
             }
             if (answer < 0L) {
                 return CompletableFuture.completedFuture(TryResult.goneHold());
@@ -160,7 +162,7 @@ public final class HoldCalls {
             long token = (Long) reply.get(2);
             long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
             boolean anotherClientWaits = reply.size() > 3 && (Long) reply.get(3) == 1L;
-            TryResult granted = TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos, anotherClientWaits));
+            TryResult granted = TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos, anotherClientWaits, false));
             return acknowledgement.isEmpty() ? CompletableFuture.completedFuture(granted)
                     : replicated.acknowledged().handle((acks, failure) ->
                             checkAcknowledged(acknowledgement.get(), acks, failure, granted, hold, field))
@@ -204,6 +206,55 @@ public final class HoldCalls {
     }
 
     /**
+     * A hold that Redis granted the owner without a call of its own, which a message told of (the
+     * fair lock's release grants the next waiter and publishes the token), entered without a round
+     * trip. Its lease is confirmed until {@code untilNanos}, a time the kind knows Redis keeps the
+     * grant at least. As the level starts, a try that re-enters the token takes the hold in Redis
+     * (the kind's acquire script must take a granted hold so, giving it the owner's lease) and
+     * confirms that lease; if it finds the hold gone, the lease is lost. Its answer lost, it is sent
+     * again with the same call id until Redis answers (the script must answer that as the first
+     * time), never undone: the owner holds the level already. Not for replica acknowledgement:
+     * nothing waited for the replicas to have the grant.
+     *
+     * @param owner the owner id
+     * @param lease the lease the owner takes
+     * @param token the granted hold's token
+     * @param untilNanos by the client's ticker, a time before which Redis does not drop the grant
+     * @return the acquired result
+     */
+    public TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos) {
+        return TryResult.acquired(new Granted(owner, field(owner), lease, 1, token, untilNanos, false, true));
+    }
+
+    /** Takes a hold granted by the kind's release ({@link #takeGranted}) in Redis, and confirms or loses its lease by the answer. */
+    private void take(Hold hold, String field, LeaseTerm lease, long token) {
+        HoldId id = context.hold(lock, hold.owner());
+        UnsettledCalls unsettled = context.unsettled();
+        String call = unsettled.nextCallId();
+        String held = Long.toString(token);
+        long[] sentAtNanos = new long[1];
+        unsettled.after(id, () -> {
+            sentAtNanos[0] = context.ticker().read();
+            return unsettled.sendOrSettleLater(id, "take of granted hold " + token + " by " + call,
+                    () -> scripts.acquire(field, lease, call, held), () -> scripts.acquire(field, lease, call, held));
+        }).whenComplete((reply, failure) -> {
+            if (failure != null) {
+                log.debug("lock '{}': taking the hold granted to {} failed: {}", name, field, failure.toString());
+                if (Failures.mayHaveRun(failure)) {
+                    // It may have set the owner's lease, shorter than the grant's bound: count on that
+                    // alone. Not confirmed beyond it: the watchdog's renewal or the lease check decides.
+                    hold.confirmAnew(sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis()));
+                }
+            } else if ((Long) reply.get(0) == 1L) {
+                // The owner's lease replaced the grant's place in line, which may have been longer.
+                hold.confirmAnew(sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis()));
+            } else {
+                hold.lose("taking the hold its release granted found it gone from Redis", false);
+            }
+        });
+    }
+
+    /**
      * Ends a hold that the client gave up for lost, if Redis still has it, before the owner's next
      * call on the lock: its next acquisition must be a new hold.
      *
@@ -226,8 +277,11 @@ public final class HoldCalls {
         private final long token;
         private final long untilNanos;
         private final boolean anotherClientWaits;
+        /** True for a hold granted by the kind's release, still to be taken in Redis ({@link #takeGranted}). */
+        private final boolean toTake;
 
-        Granted(long owner, String field, LeaseTerm lease, long count, long token, long untilNanos, boolean anotherClientWaits) {
+        Granted(long owner, String field, LeaseTerm lease, long count, long token, long untilNanos, boolean anotherClientWaits,
+                boolean toTake) {
             this.owner = owner;
             this.field = field;
             this.lease = lease;
@@ -235,6 +289,7 @@ public final class HoldCalls {
             this.token = token;
             this.untilNanos = untilNanos;
             this.anotherClientWaits = anotherClientWaits;
+            this.toTake = toTake;
         }
 
         @Override
@@ -262,6 +317,9 @@ public final class HoldCalls {
             });
             context.renewer().granted(context.executor(), layout.renewal(), layout.renewalKeys(), field, lease.renewed(),
                     count, hold);
+            if (toTake) {
+                take(hold, field, lease, token);
+            }
         }
     }
 

@@ -237,6 +237,42 @@ final class ScriptedProtocol implements LockProtocol {
         };
     }
 
+    /** Every word a wake-up carried that an attempt offered for a try, with its last queued try's send time. */
+    private final java.util.List<String> words = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** @return the words offered so far, each as {@code <word>@<queuedSentNanos>} */
+    java.util.List<String> wordsOffered() {
+        return words;
+    }
+
+    /** A word that is a number grants the hold with that token, confirmed a minute past the queued try; else a try is made. */
+    @Override
+    public TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, long queuedMark) {
+        words.add(word + '@' + queuedSentNanos);
+        long token;
+        try {
+            token = Long.parseLong(word);
+        } catch (NumberFormatException notAToken) {
+            return null;
+        }
+        long untilNanos = queuedSentNanos + TimeUnit.MINUTES.toNanos(1);
+        return TryResult.acquired(new TryResult.Grant() {
+            @Override
+            public long fencingToken() {
+                return token;
+            }
+
+            @Override
+            public long confirmedUntilNanos() {
+                return untilNanos;
+            }
+
+            @Override
+            public void start(Hold hold) {
+            }
+        });
+    }
+
     @Override
     public HoldRegistry holdRegistry() {
         return holds;
