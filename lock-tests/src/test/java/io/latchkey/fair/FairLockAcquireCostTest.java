@@ -65,6 +65,8 @@ class FairLockAcquireCostTest {
         final String[] releaseKeys;
         final String[] abandonKeys;
         String holder = "holder:0";
+        /** The first in line as the holder released: the waiter its release granted. */
+        String granted;
         int newcomers;
 
         Line(int length) {
@@ -73,8 +75,9 @@ class FairLockAcquireCostTest {
             String channel = FairLockRedis.channelOf(lock);
             this.keys = new String[] {lock, FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel,
                 LockKeys.of(lock).fenceCounter()};
-            this.releaseKeys = new String[] {lock, FairLockRedis.queueKey(lock), channel};
-            this.abandonKeys = new String[] {FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel};
+            this.releaseKeys = new String[] {lock, FairLockRedis.queueKey(lock), channel, FairLockRedis.timeoutsKey(lock),
+                LockKeys.of(lock).fenceCounter()};
+            this.abandonKeys = new String[] {FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel, lock};
             redis.hset(lock, holder, "1");
             redis.pexpire(lock, Long.parseLong(LEASE));
             for (int i = 0; i < length; i++) {
@@ -108,7 +111,7 @@ class FairLockAcquireCostTest {
             return redis.lindex(keys[1], -1);
         }
 
-        /** The first in line takes the lock the holder released; a newcomer joins the back. */
+        /** The first in line takes the lock the holder's release granted it; a newcomer joins the back. */
         void handOff() {
             String first = first();
             if (release(holder) != 0 || acquire(first) != null) {
@@ -132,17 +135,20 @@ class FairLockAcquireCostTest {
                     NOTHING, line -> line.acquire(line.first()), NOTHING),
             new Scenario("acquire: a newcomer joins the back",
                     NOTHING, line -> line.acquire("arrival"), line -> line.abandon("arrival")),
-            new Scenario("acquire: the first in line takes the lock",
-                    line -> line.release(line.holder), line -> {
-                        String first = line.first();
-                        line.acquire(first);
-                        line.holder = first;
+            // The release grants the lock to the first in line and takes it out of line: who that
+            // was is noted before.
+            new Scenario("acquire: the first in line takes the lock its release granted",
+                    line -> {
+                        line.granted = line.first();
+                        line.release(line.holder);
+                    }, line -> {
+                        line.acquire(line.granted);
+                        line.holder = line.granted;
                     }, line -> line.acquire("newcomer:" + line.newcomers++)),
-            new Scenario("release: the last hold, waking the first",
-                    NOTHING, line -> line.release(line.holder), line -> {
-                        String first = line.first();
-                        line.acquire(first);
-                        line.holder = first;
+            new Scenario("release: the last hold, granting the first",
+                    line -> line.granted = line.first(), line -> line.release(line.holder), line -> {
+                        line.acquire(line.granted);
+                        line.holder = line.granted;
                         line.acquire("newcomer:" + line.newcomers++);
                     }),
             new Scenario("abandon: the last in line gives up",

@@ -499,18 +499,151 @@ class FairLockScriptsTest {
     // ---- release.lua -------------------------------------------------------------------------
 
     @Test
-    void releaseOfTheLastHoldDeletesTheLockAndWakesOnlyTheFirstInLine() throws Exception {
+    void releaseOfTheLastHoldGrantsTheFirstInLineUntilItsDeadlineAndTellsItTheToken() throws Exception {
+        BlockingQueue<String> messages = listen();
+        List<Long> holder = acquireHolding(HOLDER, "");
+        acquire(A);
+        acquire(B);
+        long deadline = raw.timeouts(LOCK).get(A);
+
+        assertThat(release(HOLDER)).isZero();
+
+        long now = raw.redisNowMillis();
+        assertThat(holds()).as("granted, not taken: count 0").containsExactlyEntriesOf(Map.of(A, "0"));
+        String token = tokenOf(A);
+        assertThat(Long.parseLong(token)).isGreaterThan(holder.get(2));
+        assertThat(redis.get(COUNTER)).isEqualTo(token);
+        assertThat(redis.pttl(LOCK)).as("the grant lasts as long as A's place in line").isBetween(deadline - now - 1_000, deadline - now);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(raw.timeouts(LOCK)).containsOnlyKeys(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + token);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("B is not woken: it waits no longer than A's deadline").isNull();
+    }
+
+    @Test
+    void releaseEvictsTheFirstInLineWhosePlaceRanOutAndGrantsTheNextLiveOne() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
         acquire(A);
         acquire(B);
+        acquire(C);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+        redis.zrem(TIMEOUTS, B);
+
+        assertThat(release(HOLDER)).isZero();
+
+        assertThat(holds()).as("A's place ran out, B has none").containsExactlyEntriesOf(Map.of(C, "0"));
+        assertThat(raw.keysOf(LOCK)).as("the line is empty: its keys are gone").containsExactly(LOCK);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(C + " " + tokenOf(C));
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void releaseWithOnlyDeadWaitersInLineDeletesTheLockAndEveryKey() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, B);
+
+        assertThat(release(HOLDER)).isZero();
+
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void releaseBehindMoreThanAHundredDeadWaitersWakesTheFirstInsteadOfGranting() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        long past = raw.redisNowMillis() - 1;
+        for (int i = 0; i < 101; i++) {
+            redis.lpush(QUEUE, "dead:" + i);
+            redis.zadd(TIMEOUTS, past, "dead:" + i);
+        }
+        BlockingQueue<String> messages = listen();
 
         assertThat(release(HOLDER)).isZero();
 
         assertThat(redis.exists(LOCK)).isZero();
-        assertThat(raw.queue(LOCK)).containsExactly(A, B);
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
-        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(raw.queue(LOCK)).containsExactly("dead:0", A);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("dead:0");
+        assertThat(acquire(A)).as("A's try evicts the last dead one and takes the lock").isNull();
+    }
+
+    @Test
+    void aQueuedAnswerCarriesTheFencingCounterThatTheNextGrantsTokenExceeds() {
+        acquire(HOLDER);
+
+        List<Long> queued = acquireHolding(A, "");
+
+        assertThat(queued).hasSize(3).startsWith(0L);
+        assertThat(queued.get(2)).isEqualTo(Long.parseLong(redis.get(COUNTER)));
+        release(HOLDER);
+        assertThat(Long.parseLong(tokenOf(A))).isGreaterThan(queued.get(2));
+    }
+
+    @Test
+    void aTryOfTheGrantedWaiterTakesTheHoldWithItsOwnLeaseAndWakesTheNextInLine() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        String token = tokenOf(A);
+        BlockingQueue<String> messages = listen();
+
+        List<Long> taken = acquireHolding(A, 300, PLACE, "call-" + ++calls, "");
+
+        assertThat(taken).containsExactly(1L, 1L, Long.parseLong(token));
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "1"));
+        assertThat(redis.pttl(LOCK)).as("A's lease, shorter than the grant's place").isBetween(1L, 300L);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).as("B, first now, watches A's lease").isEqualTo(B);
+        assertThat(acquire(B)).isBetween(1L, 300L);
+    }
+
+    @Test
+    void aTakeByTheGrantedTokenCountsOnceAndSentAgainWithItsCallIdChangesNothing() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+        long token = Long.parseLong(tokenOf(A));
+
+        assertThat(acquireHolding(A, LEASE, PLACE, "take", Long.toString(token))).containsExactly(1L, 1L, token);
+        assertThat(acquireHolding(A, LEASE, PLACE, "take", Long.toString(token))).as("the same take again").containsExactly(1L, 1L, token);
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "1"));
+        assertThat(acquireHolding(A, LEASE, PLACE, "re-entry", Long.toString(token))).as("a re-entry counts").containsExactly(1L, 2L, token);
+        assertThat(release(A)).isEqualTo(1L);
+        assertThat(release(A)).isZero();
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+    }
+
+    @Test
+    void aTakeOfAGrantThatWasForceReleasedAnswersMinusOne() {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+        String token = tokenOf(A);
+        forceRelease();
+
+        assertThat(acquireHolding(A, token)).containsExactly(-1L, 0L);
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+    }
+
+    @Test
+    void aGrantNeverTakenBlocksTheLockOnlyUntilTheWaitersPlaceRunsOut() throws Exception {
+        acquire(HOLDER);
+        acquire(A, LEASE, 400);
+        acquire(B);
+        release(HOLDER);
+        assertThat(redis.pttl(LOCK)).isBetween(1L, 400L);
+
+        Thread.sleep(500); // a real TTL must run out: A's place, 400 ms
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(acquire(B)).as("B, first in line, takes the free lock at its next try").isNull();
+        assertThat(holds()).containsOnlyKeys(B);
     }
 
     @Test
@@ -550,7 +683,7 @@ class FairLockScriptsTest {
     }
 
     @Test
-    void undoOfALostGrantWakesTheFirstInLineAndAReleaseSentAgainDoesNothingMore() throws Exception {
+    void undoOfALostGrantGrantsTheFirstInLineAndAReleaseSentAgainDoesNothingMore() throws Exception {
         BlockingQueue<String> messages = listen();
         assertThat(acquire(A, LEASE, PLACE, "lost-grant")).isNull();
         acquire(B);
@@ -558,8 +691,23 @@ class FairLockScriptsTest {
         assertThat(release(A, "lost-grant", "undo")).isZero();
         assertThat(release(A, "lost-grant", "undo")).isNull();
 
-        assertThat(redis.exists(LOCK)).isZero();
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B + " " + tokenOf(B));
+    }
+
+    @Test
+    void undoOfALostTryThatTookAGrantFreesTheLockForTheNextInLine() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        assertThat(acquire(A, LEASE, PLACE, "lost-take")).isNull();
+        BlockingQueue<String> messages = listen();
+
+        assertThat(release(A, "lost-take", "undo")).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B + " " + tokenOf(B));
     }
 
     @Test
@@ -572,7 +720,7 @@ class FairLockScriptsTest {
     }
 
     @Test
-    void endWithTheHoldsTokenDeletesTheLockWithEveryLevelAndWakesOnlyTheFirstInLine() throws Exception {
+    void endWithTheHoldsTokenEndsEveryLevelAndGrantsOnlyTheFirstInLine() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
         acquire(HOLDER);
@@ -581,10 +729,24 @@ class FairLockScriptsTest {
 
         assertThat(end(HOLDER, tokenOf(HOLDER))).isZero();
 
-        assertThat(redis.exists(LOCK)).isZero();
-        assertThat(raw.queue(LOCK)).containsExactly(A, B);
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + tokenOf(A));
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void endOfAGrantNeverTakenGrantsTheNextInLine() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(end(A, tokenOf(A))).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B + " " + tokenOf(B));
     }
 
     @Test
@@ -604,7 +766,7 @@ class FairLockScriptsTest {
 
         String current = tokenOf(HOLDER);
         assertThat(end(HOLDER, current)).isZero();
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + tokenOf(A));
         assertThat(acquire(A)).isNull();
         assertThat(end(HOLDER, current)).as("the same end again").isNull();
         assertThat(holds()).containsOnlyKeys(A);
@@ -712,6 +874,37 @@ class FairLockScriptsTest {
     }
 
     @Test
+    void abandonOfAWaiterWhoseGrantCameTooLateGivesItBackAndWakesTheNextOne() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(abandon(A)).isEqualTo(1L);
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(acquire(B)).as("B's try takes the free lock").isNull();
+        assertThat(abandon(A)).as("sent again").isZero();
+        assertThat(holds()).containsOnlyKeys(B);
+    }
+
+    @Test
+    void abandonNeverGivesBackAHoldOnceTaken() {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+        acquire(A);
+
+        assertThat(abandon(A)).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "1"));
+    }
+
+    @Test
     void abandonBehindTheFirstInLineWakesNobody() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
@@ -777,13 +970,13 @@ class FairLockScriptsTest {
 
     private static Long release(String owner, String call, String mode) {
         return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish", call, mode);
+                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER}, owner, "publish", call, mode);
     }
 
     /** @return release.lua's answer to mode 'end' for the hold with this token */
     private static Long end(String owner, String token) {
         return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish", "call-" + ++calls, "end", token);
+                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER}, owner, "publish", "call-" + ++calls, "end", token);
     }
 
     /**
@@ -803,7 +996,7 @@ class FairLockScriptsTest {
 
     private static Long abandon(String waiter) {
         return redis.eval(FairLockRedis.script("abandon.lua"), ScriptOutputType.INTEGER,
-                new String[] {QUEUE, TIMEOUTS, CHANNEL}, waiter, "publish");
+                new String[] {QUEUE, TIMEOUTS, CHANNEL, LOCK}, waiter, "publish");
     }
 
     private BlockingQueue<String> listen() {

@@ -19,6 +19,7 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,9 +33,16 @@ import org.jspecify.annotations.Nullable;
  * cannot block the queue. Each answer bounds the wait so that a live waiter always tries again
  * well before its deadline, the first in line also before the holder's lease runs out, everyone
  * behind it also by the first one's deadline (so that dead waiters in a row are evicted as their
- * places run out, whoever the first live waiter behind them is). Unlock
- * wakes the first in line by name, nobody else; so does any change of who is first (a grant, an
- * eviction, a waiter giving up), so that the new first watches the holder's lease. A waiter that
+ * places run out, whoever the first live waiter behind them is).
+ *
+ * <p>The last release grants the lock to the first live waiter in line, in the same script, and
+ * its message tells that waiter the token: the waiter enters on the message, without a try, and
+ * takes the hold in Redis with its own lease as the hold's first renewal ({@link #grantedByWord}).
+ * A grant lasts until the waiter's place in line would have run out, so a dead waiter blocks the
+ * lock no longer than it blocked the queue; a grant whose message was lost is taken by the
+ * waiter's next try, and one whose waiter gave up meanwhile is given back by {@link #abandon}.
+ * Any other change of who is first (a grant taken, an eviction, a waiter giving up) wakes the new
+ * first by name, nobody else, so that it watches the holder's lease. A waiter that
  * gives up leaves the queue at once ({@link #abandon}). Re-entry, leases and the watchdog are
  * exactly the plain lock's, on the same hash. Every script is O(log n) in the queue's length
  * except {@code abandon}'s LREM, paid only by a waiter that gives up. Thread-safe.
@@ -60,6 +68,15 @@ public final class FairLockProtocol implements LockProtocol {
     private final String channel;
     private final String fenceCounter;
     private final String placeMillis;
+    private final long placeNanos;
+    /**
+     * How much of a grant's lower bound must be left to enter on its message: the take that
+     * follows, answered or failed within a command timeout, then lands before the bound runs out
+     * and the hold is not given up for a lease that merely went unconfirmed. At most a quarter of
+     * the place, so that a short place still lets a waiter in on the message: a live first in
+     * line tries at least every half place, so its bound has about half a place left at a grant.
+     */
+    private final long enterMarginNanos;
     private final HoldCalls holds;
 
     /**
@@ -77,7 +94,10 @@ public final class FairLockProtocol implements LockProtocol {
         this.channel = keys.channel();
         this.fenceCounter = keys.fenceCounter();
         Duration place = context.config().fairLockWaitTimeout();
-        this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
+        long placeMillisValue = Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis());
+        this.placeMillis = Long.toString(placeMillisValue);
+        this.placeNanos = TimeUnit.MILLISECONDS.toNanos(placeMillisValue);
+        this.enterMarginNanos = Math.min(context.config().commandTimeout().toNanos(), placeNanos / 4);
         this.holds = new HoldCalls(name, lock, context, new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
@@ -97,19 +117,21 @@ public final class FairLockProtocol implements LockProtocol {
             @Override
             public CompletableFuture<Long> release(String field, String call, String mode) {
                 return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
-                        new String[] {lock, queue, channel}, field, context.publishCommand(), call, mode);
+                        new String[] {lock, queue, channel, timeouts, fenceCounter}, field, context.publishCommand(), call, mode);
             }
 
             @Override
             public CompletableFuture<Long> end(String field, String call, long token) {
                 return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
-                        new String[] {lock, queue, channel}, field, context.publishCommand(), call, "end", Long.toString(token));
+                        new String[] {lock, queue, channel, timeouts, fenceCounter}, field, context.publishCommand(), call, "end",
+                        Long.toString(token));
             }
 
             // No afterUndo: an acquire whose answer was lost is settled while its attempt may still
             // try again within its wait (a short outage), and a place in line it took is then
-            // still the waiter's. The attempt leaves the queue itself when it ends (abandon),
-            // and a grant takes it out of the queue.
+            // still the waiter's. The attempt leaves the queue itself when it ends (abandon, which
+            // also gives back a grant of the release it did not take), and a grant takes it out
+            // of the queue; undoing a try that took a granted hold frees the lock for the next.
         });
     }
 
@@ -143,7 +165,42 @@ public final class FairLockProtocol implements LockProtocol {
         return holds.release(owner);
     }
 
-    /** Leaves the queue; if the answer is lost, the place is left again as soon as Redis answers. */
+    /**
+     * Enters a hold that the release granted, told by the message that woke the waiter, without
+     * a round trip, while the grant's lower bound leaves room (see release.lua): the waiter's
+     * deadline in line was set by its last try answered "queued", or a later one, to Redis's time
+     * then plus {@code fairLockWaitTimeout}, and the grant lasts until that deadline; so the send
+     * time of that try plus {@code fairLockWaitTimeout} is a moment on this client's clock before
+     * which Redis keeps the grant. The hold is then taken in Redis with the owner's lease as its
+     * first renewal ({@link HoldCalls#takeGranted}). With less than {@link #enterMarginNanos} of the
+     * bound left, or replica acknowledgement asked for (nothing waited for the replicas to have
+     * the grant), the try is made instead, and takes the grant as any try of the waiter does.
+     * So is it for a token that does not exceed the fencing counter as the queued try ran.
+     */
+    @Override
+    public @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, long queuedMark) {
+        long token;
+        try {
+            token = Long.parseLong(word);
+        } catch (NumberFormatException notAToken) {
+            return null;
+        }
+        long untilNanos = queuedSentNanos + placeNanos;
+        // A token not above the fencing counter as the queued try ran is of a grant made before it:
+        // its message came late (pub/sub runs on a connection of its own), and the grant may have
+        // been taken or given back since by an earlier attempt of this owner.
+        if (token <= queuedMark || context.config().replicaAcknowledgement().isPresent()
+                || untilNanos - context.ticker().read() < enterMarginNanos) {
+            return null;
+        }
+        return holds.takeGranted(owner, lease, token, untilNanos);
+    }
+
+    /**
+     * Leaves the queue, and gives back a hold that the release granted the owner if it was not
+     * taken (its message came too late, or was lost); if the answer is lost, this is done again as
+     * soon as Redis answers.
+     */
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
@@ -153,7 +210,7 @@ public final class FairLockProtocol implements LockProtocol {
 
     private CompletableFuture<Long> leaveQueue(String field) {
         return context.executor().eval(name, ABANDON, ScriptOutputType.INTEGER,
-                new String[] {queue, timeouts, channel}, field, context.publishCommand());
+                new String[] {queue, timeouts, channel, lock}, field, context.publishCommand());
     }
 
     @Override

@@ -14,10 +14,17 @@
 -- ARGV[4]  the publish command: 'publish' or 'spublish'
 -- ARGV[5]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
 -- ARGV[6]  '' to take the lock or re-enter whatever hold the caller has; else the token of the
---          hold to re-enter, which must still be there
+--          hold to re-enter, which must still be there (also the hold that release.lua granted
+--          the caller, taken on the strength of its message: sent again with the same call id,
+--          it answers as the first time and changes nothing)
+-- A hold of count 0 is one that release.lua granted the caller and the caller has not taken yet:
+-- any try of the caller takes it (count 1, the lock's PEXPIRE = the caller's lease, in place of
+-- the grant's, which was the caller's place in line), and wakes the new first in line, so that
+-- it watches the caller's lease from now on.
 -- Returns {1, hold count, token} when the caller now holds the lock; {-1, 0} when ARGV[6] names
 -- a hold that is gone, and nothing changed; else {0, the milliseconds to wait at most before
--- the next try (which also keeps the caller's place)}: at most half of ARGV[3]; for the first in
+-- the next try (which also keeps the caller's place), the fencing counter (KEYS[5]) now}: the
+-- wait at most half of ARGV[3]; for the first in
 -- line also at most the holder's lease; for everyone behind it also at most the time until the
 -- first one's place runs out, so that dead waiters at the head, however many in a row, are
 -- evicted as their places run out, without any message.
@@ -51,7 +58,9 @@ local function next_token()
     return string.format('%.0f', first), string.format('%.0f', first - last)
 end
 
--- One more hold for the caller, a new hold taking the next token; a re-entry never shortens the lease.
+-- One more hold for the caller, a new hold taking the next token; a re-entry never shortens the
+-- lease, a new hold or a granted one taken gets exactly the caller's (the grant's TTL was a place
+-- in line, not a lease).
 local function grant()
     -- The counter first, then the call's id: a user whose ACL lacks INCRBY or HSET is refused
     -- before the lock changed (see lock-core's acquire.lua).
@@ -70,8 +79,15 @@ local function grant()
         redis.call('hset', lock, token_field, token)
     end
     local count = redis.call('hincrby', lock, caller, 1)
-    if redis.call('pttl', lock) < lease then
+    if count == 1 or redis.call('pttl', lock) < lease then
         redis.call('pexpire', lock, lease)
+    end
+    if count == 1 and not new_token then
+        -- A granted hold taken: its grant left the next waiter first in line, unwoken.
+        local next_waiter = redis.call('lindex', queue, 0)
+        if next_waiter then
+            redis.call(publish, channel, next_waiter)
+        end
     end
     return {1, count, tonumber(token)}
 end
@@ -88,6 +104,10 @@ end
 if held ~= '' then
     if redis.call('hget', lock, token_field) ~= held then
         return {-1, 0}
+    end
+    if redis.call('hget', lock, caller .. ':call') == call then
+        -- This very call ran before and its answer was lost (a granted hold's take, sent again).
+        return {1, tonumber(redis.call('hget', lock, caller)), tonumber(held)}
     end
     return grant()
 end
@@ -161,4 +181,6 @@ else
     local left = deadline and (tonumber(deadline) - now) or 0
     wait = math.max(1, math.min(wait, left))
 end
-return {0, wait}
+-- The fencing counter as this try ran: a grant that release.lua makes later takes a greater token,
+-- one made earlier (its message may come late) does not, so the waiter enters only on a later one.
+return {0, wait, tonumber(redis.call('get', counter) or '0')}

@@ -1,9 +1,11 @@
--- Releases one hold of a fair lock; the last one deletes the lock and wakes the first in line.
--- Also settles a call whose answer was lost: completes a release, or undoes a grant, exactly once;
--- and ends a hold that its client gave up for lost.
+-- Releases one hold of a fair lock; the last one grants the lock to the first live waiter in line
+-- and tells it so. Also settles a call whose answer was lost: completes a release, or undoes a
+-- grant, exactly once; and ends a hold that its client gave up for lost.
 -- KEYS[1]  the lock hash: field <clientId>:<ownerId> -> hold count, and the owner's last call id
 -- KEYS[2]  the queue: list of waiter fields, first in line at the head
 -- KEYS[3]  the lock's unlock channel
+-- KEYS[4]  the timeouts: sorted set of waiter field -> eviction deadline (ms, Redis TIME)
+-- KEYS[5]  the fencing counter of the lock's hash slot (see acquire.lua)
 -- ARGV[1]  the owner's field
 -- ARGV[2]  the publish command: 'publish' or 'spublish'
 -- ARGV[3]  this call's id; when settling, the id of the call being settled
@@ -11,23 +13,84 @@
 -- ARGV[5]  with 'end', the token of the hold to end
 -- Returns nil when there is nothing to do (the owner does not hold the lock, or the undo finds
 -- its grant never happened or already gone), else the holds left.
--- The wake-up message is the first waiter's field, so that only that waiter wakes; if it is
--- dead, the waiter behind it evicts it when its place runs out (see acquire.lua).
--- Cost: O(1).
-local lock, queue, channel = KEYS[1], KEYS[2], KEYS[3]
+--
+-- Grant at the release: the hand-off costs the releasing round trip and one message, not also a
+-- try of the next waiter. Waiters at the head whose place ran out are evicted first, as
+-- acquire.lua evicts them. The first live waiter W is popped from the line and given a hold of
+-- count 0, "granted, not taken": its field -> 0, its own fencing token (the rule of acquire.lua),
+-- and the lock's PEXPIRE = W's eviction deadline - now. The message '<W> <token>' tells it. W takes
+-- the hold by any try (acquire.lua: count 0 -> 1, PEXPIRE = its lease), at once by message or
+-- by its own timer if the message was lost; a W whose wait ended gives it back (abandon.lua).
+-- Why the deadline: a W that died holds the lock exactly until its place would have run out in
+-- line, so a dead waiter blocks the queue no longer than before (README, "Fair lock"); and W's
+-- client knows a lower bound of that moment on its own clock (the send time of its last try
+-- that was answered "queued", plus fairLockWaitTimeout: the deadline was set by that try or a
+-- later one), so it may enter without a round trip while that bound leaves room.
+-- Nobody else is woken here: the waiter behind W waits no longer than W's deadline (acquire.lua
+-- bounds every wait behind the first by the first one's place), which is when a dead W's grant
+-- runs out; a live W wakes it when it takes the hold, so that it watches W's lease from then on.
+-- Cost: O(log n) in the queue length n, plus O(log n) for each expired waiter evicted; at most
+-- 100 evictions per call.
+local lock, queue, channel, timeouts, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local marker = owner .. ':call'
+local max_evictions = 100
+local max_token = 9007199254740991 -- 2^53 - 1
 -- Read before anything is written, so that a user whose ACL lacks LINDEX is refused before the
 -- hold changed: Redis keeps what a script wrote before an error, and a count left at 0 would be a
 -- hold that nobody releases and the watchdog keeps renewing. One O(1) read, also where unused.
 local first = redis.call('lindex', queue, 0)
 
--- Deletes the lock and wakes the first in line.
+-- A new hold's fencing token, as acquire.lua's next_token makes it: max(counter + 1, Redis TIME
+-- in microseconds), as an exact decimal string, and the counter's increment; nil if the counter
+-- holds something that leaves no room (acquire.lua refuses the try that meets it).
+local function next_token(now_micros)
+    local last = tonumber(redis.call('get', counter) or '0')
+    if not last or last < 0 or last ~= math.floor(last) or math.max(last + 1, now_micros) > max_token then
+        return nil
+    end
+    local token = math.max(last + 1, now_micros)
+    return string.format('%.0f', token), string.format('%.0f', token - last)
+end
+
+-- Deletes the lock and grants it to the first live waiter in line, if there is one.
 local function free()
     redis.call('del', lock)
-    if first then
-        redis.call(publish, channel, first)
+    if not first then
+        return 0
     end
+    local time = redis.call('time')
+    local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    local head, deadline, evicted = first, nil, 0
+    while head do
+        deadline = tonumber(redis.call('zscore', timeouts, head) or '0')
+        if deadline > now or evicted == max_evictions then
+            break
+        end
+        redis.call('lpop', queue)
+        redis.call('zrem', timeouts, head)
+        evicted = evicted + 1
+        head = redis.call('lindex', queue, 0)
+    end
+    if not head then
+        return 0
+    end
+    local token, increment
+    if deadline > now then
+        token, increment = next_token(tonumber(time[1]) * 1000000 + tonumber(time[2]))
+    end
+    if not token then
+        -- Too many dead waiters for one call, or a counter that cannot give a token: wake the
+        -- first in line as a plain unlock does, and let its try evict the rest or report the counter.
+        redis.call(publish, channel, head)
+        return 0
+    end
+    redis.call('incrby', counter, increment)
+    redis.call('hset', lock, head, 0, head .. ':token', token)
+    redis.call('pexpire', lock, deadline - now)
+    redis.call('lpop', queue)
+    redis.call('zrem', timeouts, head)
+    redis.call(publish, channel, head .. ' ' .. token)
     return 0
 end
 
