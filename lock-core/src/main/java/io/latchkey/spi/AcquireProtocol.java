@@ -1,14 +1,11 @@
 package io.latchkey.spi;
 
-import io.latchkey.spi.HoldRegistry;
-import io.latchkey.spi.Ticker;
-import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What the one acquire loop ({@link io.latchkey.internal.lock.AcquireAttempt}) needs of a lock kind: one try, one release,
+ * What the one acquire loop (lock-core's {@code AcquireAttempt}) needs of a lock kind: one try, one release,
  * giving up, and wake-ups. The waiting, retrying, cancelling, renewing and blocking around them is
  * the loop's and the facade's, the same for every kind, so a new kind (a read-write lock, a
  * semaphore) implements this and nothing in the loop changes. Implementations are thread-safe
@@ -86,7 +83,7 @@ public interface AcquireProtocol {
 
     /**
      * @return the client's timer, on which the acquire loop tries again after a short outage
-     *     ({@link io.latchkey.internal.lock.ShortOutage}); null only where nothing schedules such tries (some tests), and
+     *     (lock-core's {@code ShortOutage}); null only where nothing schedules such tries (some tests), and
      *     then a failed try ends the attempt at once
      */
     default Timer timer() {
@@ -96,7 +93,7 @@ public interface AcquireProtocol {
     /**
      * @return how long one try may take: the command timeout of the client (for a RedLock, the
      *     longest attempt timeout of its masters). It is also how long {@code lock()} and a zero
-     *     wait try again through a short outage ({@link io.latchkey.internal.lock.ShortOutage})
+     *     wait try again through a short outage (lock-core's {@code ShortOutage})
      */
     default Duration commandTimeout() {
         return Duration.ZERO;

@@ -1,6 +1,7 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
@@ -35,7 +36,7 @@ public final class CohortLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Optional<ReentrantLockProtocol> plainLock() {
+    public Optional<PlainLock> plainLock() {
         return Optional.of(plain);
     }
 
