@@ -23,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * owner's hold count is the cohort's while it holds through it and Redis still has the cohort's
  * hold. A lock the client neither holds, waits for nor tries has no cohort. Thread-safe.
  */
-public final class CohortLockProtocol implements LockProtocol {
+final class CohortLockProtocol implements LockProtocol {
 
     private final ReentrantLockProtocol plain;
     private final Cohorts cohorts;
