@@ -3,6 +3,7 @@ package io.latchkey.spi;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the one acquire loop (lock-core's {@code AcquireAttempt}) needs of a lock kind: one try, one release,
@@ -58,7 +59,7 @@ public interface AcquireProtocol {
      * @return wake-ups ready at once, without a round trip, if others here already wait for this
      *     lock; else null, and {@link #wakeups} is used once a try has failed
      */
-    default Wakeups wakeupsIfWaitedFor(long owner) {
+    default @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return null;
     }
 
@@ -86,7 +87,7 @@ public interface AcquireProtocol {
      *     (lock-core's {@code ShortOutage}); null only where nothing schedules such tries (some tests), and
      *     then a failed try ends the attempt at once
      */
-    default Timer timer() {
+    default @Nullable Timer timer() {
         return null;
     }
 

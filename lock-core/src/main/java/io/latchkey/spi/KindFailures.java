@@ -4,6 +4,7 @@ import io.latchkey.LockException;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Redaction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a lock kind needs to read and word failures as lock-core does, so that its own
@@ -28,7 +29,7 @@ public final class KindFailures {
      * @param failure a failure, or null
      * @return the failure's message, or its type if it has none, with any URI's credentials masked
      */
-    public static String describe(Throwable failure) {
+    public static String describe(@Nullable Throwable failure) {
         return Failures.describe(failure);
     }
 
@@ -47,7 +48,7 @@ public final class KindFailures {
      *     {@code LockTimeoutException}, {@code LockConnectionException} or
      *     {@code LockRefusedException} if the cause is one of those situations, else a plain one
      */
-    public static LockException typedAs(Throwable cause, String message) {
+    public static LockException typedAs(@Nullable Throwable cause, String message) {
         return LockExceptions.typedAs(cause, message);
     }
 

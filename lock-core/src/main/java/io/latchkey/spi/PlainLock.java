@@ -1,5 +1,6 @@
 package io.latchkey.spi;
 
+import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,6 +31,10 @@ public interface PlainLock extends LockProtocol {
      * @param token the token this Redis gave the hold
      */
     void endLost(long owner, long token);
+
+    /** @return the client's timer: a plain lock always has one, so a kind built on it has it too */
+    @Override
+    Timer timer();
 
     /** @return the lock's keys */
     Keys keys();
