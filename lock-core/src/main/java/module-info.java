@@ -35,6 +35,9 @@ module io.latchkey.core {
     //   LockExceptions, Failures and Redaction.
     exports io.latchkey.internal.lock to io.latchkey.fair, io.latchkey.redlock;
     exports io.latchkey.internal.redis to io.latchkey.fair, io.latchkey.redlock;
+    // - internal.cohort: RedLock passes its quorum hold on locally through the plain lock's cohort,
+    //   to which it gives its Redis side (CohortRedis) and from which it takes the lock (Cohorts).
+    exports io.latchkey.internal.cohort to io.latchkey.redlock;
 
     uses io.latchkey.spi.LockKindProvider;
 }

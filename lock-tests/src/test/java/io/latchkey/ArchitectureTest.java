@@ -74,11 +74,21 @@ class ArchitectureTest {
         // internal.redis are still exported to the kinds until the SPI offers narrow entry points
         // for what they take from them (lock-core's module-info says which and why).
         String[] kinds = {FAIR, REDLOCK};
-        noClasses().that().resideInAnyPackage(kinds)
+        String[] shared = {"io.latchkey", "io.latchkey.spi", "io.latchkey.internal.lock", "io.latchkey.internal.redis"};
+        noClasses().that().resideInAPackage(FAIR)
                 .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.latchkey..")
                         .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage(kinds)))
-                        .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("io.latchkey",
-                                "io.latchkey.spi", "io.latchkey.internal.lock", "io.latchkey.internal.redis"))))
+                        .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage(shared))))
+                .check(main);
+        // RedLock's local hand-off plugs its quorum into the plain lock's cohort: it implements
+        // the cohort's Redis side (CohortRedis) and takes the lock from Cohorts, nothing else of it.
+        noClasses().that().resideInAPackage(REDLOCK)
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.latchkey..")
+                        .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage(kinds)))
+                        .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage(shared)))
+                        .and(DescribedPredicate.not(JavaClass.Predicates.belongTo(
+                                JavaClass.Predicates.simpleName("CohortRedis").or(JavaClass.Predicates.simpleName("Cohorts"))
+                                        .and(JavaClass.Predicates.resideInAPackage("io.latchkey.internal.cohort"))))))
                 .check(main);
     }
 
