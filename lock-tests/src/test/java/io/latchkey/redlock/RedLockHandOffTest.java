@@ -248,6 +248,31 @@ class RedLockHandOffTest {
     }
 
     @Test
+    void oneMasterLostWhileTheHoldIsPassedOnLosesNoLeaseAndHandOffsGoOn() throws Exception {
+        DistributedLock lock = client(LockConfig.Builder::localHandOff).getRedLock(name);
+        LockHold first = lock.acquire();
+        CompletableFuture<LockHold> second = lock.acquireAsync(7_000_000_001L);
+        Thread.sleep(200); // the second owner waits in the cohort
+        first.close();
+        LockHold passed = second.get(5, TimeUnit.SECONDS);
+        assertFalse(handOffs.isEmpty(), "the hold was not passed on locally");
+
+        masters.kill(1);
+        // A RedLock outlives a minority: two renewal periods and more, and the owner still holds.
+        Thread.sleep(WATCHDOG.multipliedBy(2).toMillis());
+        assertFalse(passed.leaseLost().isDone(), "one master of three lost the quorum's lease");
+        assertTrue(passed.isValid());
+
+        // The lost connection stopped hand-offs until a majority confirmed the quorum again: they go on.
+        int before = handOffs.size();
+        CompletableFuture<LockHold> third = lock.acquireAsync(7_000_000_002L);
+        Thread.sleep(200);
+        passed.close();
+        third.get(5, TimeUnit.SECONDS).close();
+        assertEquals(before + 1, handOffs.size(), "the hold was not passed on after the majority confirmed it");
+    }
+
+    @Test
     void aQuorumLostWhileTheHoldIsPassedOnIsReportedToTheOwnerThatHoldsItThen() throws Exception {
         LockClient client = client(LockConfig.Builder::localHandOff);
         DistributedLock lock = client.getRedLock(name);
