@@ -129,6 +129,10 @@ final class Scenario {
                 new Scenario("redlock", "RedLock over 3 masters, lock()+unlock(), 1 thread",
                         RedLockBenchmark.class, "lockUnlock", 1, Map.of(), Kind.RED, Shape.THROUGHPUT,
                         OptionalDouble.of(4), "acquisitions"),
+                // Issue 28: a hot RedLock, which local hand-off passes between the JVM's threads.
+                new Scenario("redlock-8", "one hot RedLock over 3 masters, 8 threads in one JVM",
+                        RedLockBenchmark.class, "lockUnlock", 8, Map.of(), Kind.RED, Shape.THROUGHPUT,
+                        OptionalDouble.of(8), "acquisitions"),
                 semaphore(8), semaphore(16),
                 new Scenario("watchdog", "watchdog: 10,000 locks held",
                         WatchdogBenchmark.class, "holdAll", 1, Map.of(), Kind.PLAIN, Shape.WATCHDOG,
