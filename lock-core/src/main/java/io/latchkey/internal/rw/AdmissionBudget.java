@@ -99,6 +99,14 @@ final class AdmissionBudget {
                 && token < lastToken;
     }
 
+    /**
+     * @return whether a reader that may not be admitted now may be once the reserve due or in
+     *     flight is answered: the bound of rule 3 alone keeps it out
+     */
+    boolean awaitsAnswer(long nowNanos) {
+        return !doubted && !writerWaits && confirmedUntilNanos - marginNanos - nowNanos > 0 && token < lastToken;
+    }
+
     /** @return the next token, which an admitted reader takes */
     long admit() {
         admissions++;

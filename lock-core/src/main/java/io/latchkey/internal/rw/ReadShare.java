@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * <p>States: {@code FREE} (no Redis hold), {@code ACQUIRING} (one reader's try for the shared hold
  * is in Redis; the client's other new readers wait for its answer here, not in Redis),
  * {@code HELD} (the hold is in Redis; readers are admitted while the {@link AdmissionBudget}
- * allows, else they go to Redis with a read hold of their own, as without the share, so that
- * Redis decides: behind a waiting writer they wait there), {@code RELEASING} (the last local
+ * allows; one that came before Redis answered the reserve on its way waits for that answer; any
+ * other goes to Redis with a read hold of its own, as without the share, so that Redis decides:
+ * behind a waiting writer it waits there), {@code RELEASING} (the last local
  * reader left and the Redis hold is being released; new readers wait for that).
  *
  * <p>What a locally admitted reader holds:
@@ -72,6 +73,8 @@ final class ReadShare {
     private int deferred;
     /** Guarded by this: the share's try (ACQUIRING) or release (RELEASING) in flight. */
     private @Nullable CompletableFuture<TryResult> inFlight;
+    /** Guarded by this: completes when the reserve in flight is answered. */
+    private @Nullable CompletableFuture<TryResult> reserving;
     /** Guarded by this. */
     private @Nullable Runnable stopObserving;
 
@@ -100,11 +103,11 @@ final class ReadShare {
     @Nullable CompletableFuture<TryResult> tryNew(long owner, LeaseTerm lease, Routes routes) {
         long now = redis.ticker().read();
         TryResult admitted = null;
-        boolean sendReserve = false;
         long token = 0;
         long reserveSent = 0;
         long reserveAdmissions = 0;
         CompletableFuture<TryResult> waitFor = null;
+        CompletableFuture<TryResult> reserveAnswer = null;
         CompletableFuture<TryResult> mine = null;
         synchronized (this) {
             if (retired) {
@@ -126,10 +129,17 @@ final class ReadShare {
                         admitted = TryResult.acquired(new ReaderGrant(this, owner, readerToken, budget.confirmedUntilNanos(), false));
                     }
                     if (budget.reserveDue(now)) {
-                        sendReserve = true;
                         token = redisToken;
                         reserveSent = budget.reserveSentNanos();
                         reserveAdmissions = budget.reserveSentAdmissions();
+                        reserveAnswer = new CompletableFuture<>();
+                        reserving = reserveAnswer;
+                    }
+                    if (admitted == null && reserving != null && budget.awaitsAnswer(now)) {
+                        // Admissions ran ahead of Redis's answers: the reader waits for the one on
+                        // its way, as the client's other calls on the lock would.
+                        deferred++;
+                        waitFor = reserving;
                     }
                 }
                 default -> {
@@ -138,8 +148,8 @@ final class ReadShare {
                 }
             }
         }
-        if (sendReserve) {
-            sendReserve(token, reserveSent, reserveAdmissions);
+        if (reserveAnswer != null) {
+            sendReserve(token, reserveSent, reserveAdmissions, reserveAnswer);
         }
         if (admitted != null) {
             return CompletableFuture.completedFuture(admitted);
@@ -150,8 +160,8 @@ final class ReadShare {
         if (waitFor != null) {
             return afterInFlight(waitFor, routes);
         }
-        // Held, but the budget admits nobody now (a writer waits, or Redis has not answered for
-        // too long): Redis decides, as for a client without the share.
+        // Held, but the budget admits nobody now (a writer waits, the client doubts its hold, or
+        // its lease as confirmed is nearly out): Redis decides, as for a client without the share.
         return routes.own();
     }
 
@@ -301,22 +311,32 @@ final class ReadShare {
         closed = true;
     }
 
-    private void sendReserve(long token, long sentAtNanos, long admissionsThen) {
+    /** Sends a reserve; the tries that wait for its answer go again once the share has taken it in. */
+    private void sendReserve(long token, long sentAtNanos, long admissionsThen, CompletableFuture<TryResult> answered) {
         redis.reserve(token).whenComplete((answer, failure) -> {
+            boolean gone = false;
             synchronized (this) {
-                if (state != State.HELD || redisToken != token) {
-                    return;
+                if (reserving == answered) {
+                    reserving = null;
                 }
-                if (failure != null) {
-                    budget.reserveFailed();
-                    return;
-                }
-                if (answer.held()) {
-                    budget.reserved(sentAtNanos, admissionsThen, answer.writerWaits(), answer.firstToken());
-                    return;
+                if (state == State.HELD && redisToken == token) {
+                    if (failure != null) {
+                        budget.reserveFailed();
+                    } else if (answer.held()) {
+                        budget.reserved(sentAtNanos, admissionsThen, answer.writerWaits(), answer.firstToken());
+                    } else {
+                        gone = true;
+                    }
                 }
             }
-            lost("a reserve found the client's shared read hold gone from Redis", false, token);
+            if (gone) {
+                lost("a reserve found the client's shared read hold gone from Redis", false, token);
+            }
+            if (failure != null) {
+                answered.completeExceptionally(failure);
+            } else {
+                answered.complete(null);
+            }
         });
     }
 
