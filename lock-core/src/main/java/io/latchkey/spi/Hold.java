@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One owner's hold of one lock, as this client knows it: from the first grant to the last release,
@@ -52,13 +53,13 @@ public final class Hold implements RenewedLease {
     /** Guarded by this: false until the first confirmation, since any long is a valid ticker reading. */
     private boolean confirmed;
     /** Guarded by this: the one check on the lease, or null while none is scheduled. */
-    private Timeout check;
+    private @Nullable Timeout check;
     /** Set once, before {@link #lost} completes. */
-    private volatile String lossReason;
+    private volatile @Nullable String lossReason;
     /** Guarded by this: what the lock kind does when the hold is given up for lost. */
     private LossHandler lossHandler = LossHandler.NONE;
     /** Guarded by this: what the lock kind keeps with the hold, or null. */
-    private Object attachment;
+    private @Nullable Object attachment;
 
     Hold(HoldRegistry registry, HoldRegistry.Key key, String lockName, String kind, long token, Timer timer, Ticker ticker) {
         this.registry = registry;
@@ -129,7 +130,7 @@ public final class Hold implements RenewedLease {
     }
 
     /** @return how the lease was lost, or null while it is not */
-    public String lossReason() {
+    public @Nullable String lossReason() {
         return lossReason;
     }
 
@@ -174,7 +175,7 @@ public final class Hold implements RenewedLease {
      * @param <T> that type
      * @return what the lock kind keeps with the hold, or null if it keeps nothing of that type
      */
-    public synchronized <T> T attachment(Class<T> type) {
+    public synchronized <T> @Nullable T attachment(Class<T> type) {
         return type.isInstance(attachment) ? type.cast(attachment) : null;
     }
 
@@ -257,16 +258,17 @@ public final class Hold implements RenewedLease {
         if (markLost(how)) {
             log.warn("Lease of lock '{}' held by owner {} was lost: {}, so another owner may now hold the lock",
                     lockName, key.owner(), how);
-            reportLoss(mayRemainInRedis);
+            reportLoss(how, mayRemainInRedis);
         }
     }
 
     /** The client is closing: the hold is lost, as nothing renews it any more; logged at INFO, as the owner's choice. */
     void loseAtClose() {
-        if (markLost("the client was closed while it was held, so nothing renews its lease any more")) {
+        String how = "the client was closed while it was held, so nothing renews its lease any more";
+        if (markLost(how)) {
             log.info("Lock '{}' was still held by owner {} when its client was closed: its lease is no longer renewed",
                     lockName, key.owner());
-            reportLoss(false);
+            reportLoss(how, false);
         }
     }
 
@@ -283,7 +285,8 @@ public final class Hold implements RenewedLease {
         }
     }
 
-    private void reportLoss(boolean mayRemainInRedis) {
+    /** Tells the lock kind, then the events and whoever waits on {@link #lost()}, of the loss {@code how} that {@link #markLost} marked. */
+    private void reportLoss(String how, boolean mayRemainInRedis) {
         LossHandler handler;
         synchronized (this) {
             handler = lossHandler;
@@ -292,7 +295,7 @@ public final class Hold implements RenewedLease {
             handler.lost(this, mayRemainInRedis);
         } finally {
             if (registry.events().enabled()) {
-                registry.events().leaseLost(new LockEventListener.LeaseLost(lockName, key.owner(), token, lossReason));
+                registry.events().leaseLost(new LockEventListener.LeaseLost(lockName, key.owner(), token, how));
             }
             lost.complete(null);
         }

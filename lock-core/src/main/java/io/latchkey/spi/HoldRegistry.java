@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The holds of one client's owners, one per lock and owner, so that every lock object of one
@@ -59,7 +60,7 @@ public final class HoldRegistry {
      * @param owner the owner id
      * @return the owner's hold, held or lost, or null if it has none
      */
-    public Hold find(Object lock, long owner) {
+    public @Nullable Hold find(Object lock, long owner) {
         return holds.get(new Key(lock, owner));
     }
 

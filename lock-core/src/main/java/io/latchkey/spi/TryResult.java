@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import io.latchkey.spi.Hold;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one try answered: acquired, with the grant; not acquired, with how long a wait is worth at
@@ -14,7 +15,8 @@ import io.latchkey.spi.Hold;
  * @param sharedFailure when not acquired because the try shared another's Redis call (local
  *     hand-off) and that call failed, its failure: Redis did not answer this try; else null
  */
-public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean holdGone, Throwable sharedFailure) {
+public record TryResult(boolean acquired, long waitMillis, @Nullable Grant grant, boolean holdGone,
+                        @Nullable Throwable sharedFailure) {
 
     private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false, null);
     private static final TryResult GONE = new TryResult(false, -1, null, true, null);

@@ -1,6 +1,7 @@
 package io.latchkey.internal.cohort;
 
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
@@ -22,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * owner's hold count is the cohort's while it holds through it and Redis still has the cohort's
  * hold. A lock the client neither holds, waits for nor tries has no cohort. Thread-safe.
  */
-public final class CohortLockProtocol implements LockProtocol {
+final class CohortLockProtocol implements LockProtocol {
 
     private final ReentrantLockProtocol plain;
     private final Cohorts cohorts;
@@ -35,7 +36,7 @@ public final class CohortLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Optional<ReentrantLockProtocol> plainLock() {
+    public Optional<PlainLock> plainLock() {
         return Optional.of(plain);
     }
 

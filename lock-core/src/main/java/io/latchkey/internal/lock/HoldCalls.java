@@ -6,10 +6,12 @@ import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.watchdog.Renewal;
+import io.latchkey.spi.CountedHolds;
 import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.ScriptRunner.Replicated;
 import io.latchkey.spi.TryResult;
 import java.util.List;
 import java.util.Optional;
@@ -30,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * grant's renewal records the level with its lease (the acquire loop starts it), and a level
  * stops counting for renewal the moment its release is asked for. Thread-safe.
  */
-public final class HoldCalls {
+public final class HoldCalls implements CountedHolds {
 
     private static final Logger log = LoggerFactory.getLogger(HoldCalls.class);
     private static final String RELEASE = "release";
@@ -88,6 +90,7 @@ public final class HoldCalls {
      *     whatever hold the owner has
      * @return the try's result
      */
+    @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         return tryAcquire(owner, lease, heldToken == 0 ? "" : Long.toString(heldToken));
     }
@@ -274,6 +277,7 @@ public final class HoldCalls {
      * @return completes when released; fails with {@link IllegalMonitorStateException} if the
      *     owner held nothing, in which case nothing changed
      */
+    @Override
     public CompletableFuture<Void> release(long owner) {
         return release(owner, RELEASE);
     }

@@ -303,7 +303,7 @@ public final class LockExceptions {
      *     {@link LockTimeoutException}, {@link LockConnectionException} or {@link LockRefusedException}
      *     if the cause is one of those situations, else a plain {@link LockException}
      */
-    public static LockException typedAs(Throwable cause, String message) {
+    public static LockException typedAs(@Nullable Throwable cause, String message) {
         return switch (Failures.kindOf(cause)) {
             case TIMEOUT -> new LockTimeoutException(message, cause);
             case CONNECTION -> new LockConnectionException(message, cause);

@@ -1,12 +1,12 @@
 package io.latchkey.internal.rw;
 
 import io.latchkey.internal.lock.HoldCalls;
-import io.latchkey.internal.lock.HoldScripts;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.Renewal;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Script;

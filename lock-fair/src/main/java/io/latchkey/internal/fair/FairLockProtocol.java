@@ -1,16 +1,16 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.ReplicaAcknowledgement;
-import io.latchkey.internal.lock.HoldCalls;
-import io.latchkey.internal.lock.HoldScripts;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.LockKeys;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.redis.RedisExecutor.Replicated;
+import io.latchkey.spi.CountedHolds;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.HoldScripts;
+import io.latchkey.spi.Keys;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
+import io.latchkey.spi.LockServer;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.Script;
+import io.latchkey.spi.ScriptRunner.Replicated;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
@@ -50,8 +50,8 @@ public final class FairLockProtocol implements LockProtocol {
     private static final Duration LONGEST_PLACE = Duration.ofDays(100 * 365);
 
     private final String name;
-    private final LockContext context;
-    private final ReentrantLockProtocol plain;
+    private final LockServer context;
+    private final PlainLock plain;
     private final String lock;
     /** A list of waiter fields in arrival order, the first in line at the head. */
     private final String queue;
@@ -60,17 +60,17 @@ public final class FairLockProtocol implements LockProtocol {
     private final String channel;
     private final String fenceCounter;
     private final String placeMillis;
-    private final HoldCalls holds;
+    private final CountedHolds holds;
 
     /**
      * @param name the lock's name
      * @param context the client's shared machinery
      */
-    public FairLockProtocol(String name, LockContext context) {
+    public FairLockProtocol(String name, LockServer context) {
         this.name = name;
         this.context = context;
-        this.plain = new ReentrantLockProtocol(name, context);
-        LockKeys keys = context.keys(name);
+        this.plain = context.plainLock(name);
+        Keys keys = context.keys(name);
         this.lock = keys.lock();
         this.queue = keys.derived("queue");
         this.timeouts = keys.derived("timeouts");
@@ -78,7 +78,7 @@ public final class FairLockProtocol implements LockProtocol {
         this.fenceCounter = keys.fenceCounter();
         Duration place = context.config().fairLockWaitTimeout();
         this.placeMillis = Long.toString(Math.max(1, (place.compareTo(LONGEST_PLACE) > 0 ? LONGEST_PLACE : place).toMillis()));
-        this.holds = new HoldCalls(name, lock, context, new HoldScripts() {
+        this.holds = context.countedHolds(name, lock, new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
@@ -147,7 +147,7 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
-        return context.unsettled().sendOrSettleLater(context.hold(lock, owner), "leaving the queue",
+        return context.sendOrSettleLater(lock, owner, "leaving the queue",
                 () -> leaveQueue(field), () -> leaveQueue(field)).thenApply(removed -> null);
     }
 

@@ -1,10 +1,10 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockServer;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Script;
 import io.latchkey.spi.TryResult;
@@ -35,10 +35,10 @@ final class Master {
     private final Duration attemptTimeout;
     private final String description;
     /** Null until the connection is up; then never changes. */
-    private volatile ReentrantLockProtocol protocol;
+    private volatile PlainLock protocol;
 
     private Master(MasterConnection connection, String lockName, Duration attemptTimeout, String description,
-                   ReentrantLockProtocol protocol) {
+                   PlainLock protocol) {
         this.connection = connection;
         this.lockName = lockName;
         this.attemptTimeout = attemptTimeout;
@@ -50,7 +50,7 @@ final class Master {
      * @param protocol the plain lock on this master
      * @param attemptTimeout the bound on this master's answer to one acquire
      */
-    static Master of(ReentrantLockProtocol protocol, Duration attemptTimeout) {
+    static Master of(PlainLock protocol, Duration attemptTimeout) {
         return new Master(null, protocol.name(), attemptTimeout, protocol.context().executor().toString(), protocol);
     }
 
@@ -63,13 +63,13 @@ final class Master {
     }
 
     /** @return the plain lock on this master, or null while its connection is not up; never blocks */
-    ReentrantLockProtocol protocol() {
-        ReentrantLockProtocol plain = protocol;
+    PlainLock protocol() {
+        PlainLock plain = protocol;
         if (plain == null && connection != null && connection.context() != null) {
             synchronized (this) { // one plain lock per Master, as for a master given as a plain lock
                 plain = protocol;
                 if (plain == null) {
-                    plain = new ReentrantLockProtocol(lockName, connection.context());
+                    plain = connection.context().plainLock(lockName);
                     protocol = plain;
                 }
             }
@@ -78,7 +78,7 @@ final class Master {
     }
 
     /** @return the master's client machinery, equal for every lock of one client; only for a reachable master */
-    LockContext context() {
+    LockServer context() {
         return protocol().context();
     }
 
@@ -108,7 +108,7 @@ final class Master {
      * @param token the token this master gave the hold
      */
     void endLost(long owner, long token) {
-        ReentrantLockProtocol plain = protocol();
+        PlainLock plain = protocol();
         if (plain != null) {
             plain.endLost(owner, token);
         }
@@ -143,7 +143,7 @@ final class Master {
      *     once the attempt timeout has passed without it, signalled on this master's client timer
      */
     <T> CompletableFuture<T> withinAttemptTimeout(CompletableFuture<T> reply) {
-        ReentrantLockProtocol plain = protocol();
+        PlainLock plain = protocol();
         if (reply.isDone() || plain == null) {
             return reply.copy();
         }
@@ -151,8 +151,8 @@ final class Master {
     }
 
     /** @return the query's answer from this master; fails at once while its connection is not up */
-    <T> CompletableFuture<T> call(Function<ReentrantLockProtocol, CompletableFuture<T>> call) {
-        ReentrantLockProtocol plain = protocol();
+    <T> CompletableFuture<T> call(Function<PlainLock, CompletableFuture<T>> call) {
+        PlainLock plain = protocol();
         if (plain == null) {
             LockException why = connection.failure();
             return CompletableFuture.failedFuture(RedLockFailures.masterNotConnected(description, why));
@@ -170,7 +170,7 @@ final class Master {
      * @return the registration, active while the watchdog renews the hold with {@code lease}
      */
     LeaseRegistration register(long owner, RenewedLease lease) {
-        ReentrantLockProtocol plain = protocol();
+        PlainLock plain = protocol();
         return plain.context().register(plain.keys().lock(), owner, lease);
     }
 

@@ -2,9 +2,9 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.redis.Redaction;
 import io.latchkey.spi.KindContext;
+import io.latchkey.spi.KindFailures;
+import io.latchkey.spi.LockServer;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -46,7 +46,7 @@ final class MasterConnection {
     private final long firstRetryNanos;
     private final long maxRetryNanos;
     /** Null until connected; then never changes. Written under this object's monitor. */
-    private volatile LockContext context;
+    private volatile LockServer context;
     /** Why the last connect failed; null once connected. */
     private volatile LockException failure;
     /** Guarded by this. */
@@ -68,7 +68,7 @@ final class MasterConnection {
      */
     MasterConnection(String address, KindContext client) {
         this.address = address;
-        this.shown = Redaction.uri(address);
+        this.shown = KindFailures.redactedUri(address);
         this.client = client;
         LockConfig outer = client.config();
         this.firstRetryNanos = outer.commandTimeout().toNanos();
@@ -87,7 +87,7 @@ final class MasterConnection {
     }
 
     /** @return the lock machinery on this master, or null while it is not connected; never blocks */
-    LockContext context() {
+    LockServer context() {
         return context;
     }
 
@@ -171,7 +171,7 @@ final class MasterConnection {
     }
 
     /** @return false if this was closed meanwhile; the client closes the connection with itself */
-    private synchronized boolean connected(LockContext connected) {
+    private synchronized boolean connected(LockServer connected) {
         connecting = false;
         if (closed) {
             return false;

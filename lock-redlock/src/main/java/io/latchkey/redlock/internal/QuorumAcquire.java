@@ -1,7 +1,7 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.Hold;
+import io.latchkey.spi.KindFailures;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
@@ -97,7 +97,7 @@ final class QuorumAcquire {
                 if (cause instanceof TimeoutException) {
                     cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
                     failure = failure == null ? cause : failure;
-                } else if (Failures.isTimeout(cause)) {
+                } else if (KindFailures.isTimeout(cause)) {
                     cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), cause);
                     failure = failure == null ? cause : failure;
                 } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
@@ -206,7 +206,7 @@ final class QuorumAcquire {
                 master.endLost(owner, answer.grant().fencingToken());
             } else if (failure == null && answer.acquired()) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
-                    if (releaseFailure != null && !(Failures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
+                    if (releaseFailure != null && !(KindFailures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
                     }
                 });

@@ -1,9 +1,9 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.lock.LockContext;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockServer;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timeout;
@@ -42,7 +42,7 @@ final class QuorumLease {
     /** The client's record of the hold, told when a majority confirms its lease and when it is lost. */
     private final Hold hold;
     /** Keyed by client, the same for every lock object over that master. Guarded by this. */
-    private final Map<LockContext, Member> members = new HashMap<>();
+    private final Map<LockServer, Member> members = new HashMap<>();
     private boolean over;
     private Timeout check;
 

@@ -3,10 +3,9 @@ package io.latchkey.redlock.internal;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.KindContext;
+import io.latchkey.spi.LockFacades;
 import io.latchkey.spi.LockKind;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
@@ -93,7 +92,7 @@ final class RedLockKind implements LockKind {
     @Override
     public DistributedLock lock(String name) {
         List<Master> current = masters.stream().map(master -> Master.over(master, name)).toList();
-        return new LockFacade(RedLockProtocol.of(name, current, timer, ticker, holds, LostLeaseListener.NONE),
+        return LockFacades.serve(RedLockProtocol.of(name, current, timer, ticker, holds, LostLeaseListener.NONE),
                 config.watchdogTimeout());
     }
 

@@ -2,11 +2,12 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.KindFailures;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockFacades;
 import io.latchkey.spi.LockProtocol;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
@@ -104,7 +105,7 @@ public final class RedLockProtocol implements LockProtocol {
         for (int i = 0; i < locks.length; i++) {
             DistributedLock lock = Objects.requireNonNull(locks[i], "locks[" + i + "]");
             int index = i;
-            ReentrantLockProtocol plain = ReentrantLockProtocol.behind(lock).orElseThrow(() -> new IllegalArgumentException(
+            PlainLock plain = LockFacades.plainLockBehind(lock).orElseThrow(() -> new IllegalArgumentException(
                     "locks[" + index + "] is not a plain lock of LockClient.getLock: " + describe(lock)));
             if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).protocol().name())) {
                 throw new IllegalArgumentException("the locks of a RedLock share one name: locks[0] is '"
@@ -223,7 +224,7 @@ public final class RedLockProtocol implements LockProtocol {
                 if (failure == null && renewed != null) {
                     renewed.afterRelease();
                 }
-                votes.count(failure == null ? null : Failures.unwrap(failure));
+                votes.count(failure == null ? null : KindFailures.unwrap(failure));
             });
         }
         return votes.result;
@@ -268,13 +269,13 @@ public final class RedLockProtocol implements LockProtocol {
     /** @return true if a majority of masters had the lock and deleted it */
     @Override
     public CompletableFuture<Boolean> forceRelease() {
-        return queries.fromMajority(ReentrantLockProtocol::forceRelease, false).thenApply(queries::majoritySays);
+        return queries.fromMajority(PlainLock::forceRelease, false).thenApply(queries::majoritySays);
     }
 
     /** @return true if a majority of masters hold the lock */
     @Override
     public CompletableFuture<Boolean> isLocked() {
-        return queries.fromMajority(ReentrantLockProtocol::isLocked, false).thenApply(queries::majoritySays);
+        return queries.fromMajority(PlainLock::isLocked, false).thenApply(queries::majoritySays);
     }
 
     /** @return the most holds that a majority of masters count for the owner */
@@ -286,14 +287,14 @@ public final class RedLockProtocol implements LockProtocol {
     /** @return the longest time that a majority of masters will still hold the lock */
     @Override
     public CompletableFuture<Duration> remainingLease() {
-        return queries.fromMajority(ReentrantLockProtocol::remainingLease, Duration.ZERO).thenApply(queries::majorityValue);
+        return queries.fromMajority(PlainLock::remainingLease, Duration.ZERO).thenApply(queries::majorityValue);
     }
 
     // ---- helpers -----------------------------------------------------------------------------
 
     /** @return the failure of a future that failed, unwrapped */
     static Throwable failureOf(CompletableFuture<?> failed) {
-        return Failures.unwrap(failed.handle((value, failure) -> failure).join());
+        return KindFailures.unwrap(failed.handle((value, failure) -> failure).join());
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.KindFailures;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.Timeout;
@@ -207,7 +207,7 @@ final class RedLockWakeups implements Wakeups {
             try {
                 next = timer.newTimeout(t -> end(null), delayNanos, TimeUnit.NANOSECONDS);
             } catch (IllegalStateException timerStopped) {
-                end(LockExceptions.clientClosed());
+                end(KindFailures.clientClosed());
                 return;
             }
             Timeout previous;
