@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
@@ -197,7 +198,7 @@ final class ReadShare {
                     giveBack = new CompletableFuture<>();
                     inFlight = giveBack;
                 } else {
-                    TryResult.Grant grant = result.grant();
+                    TryResult.Grant grant = Objects.requireNonNull(result.grant(), "an acquired result has its grant");
                     redisToken = grant.fencingToken();
                     budget.held(redisToken, grant.confirmedUntilNanos(), sentAtNanos);
                     state = State.HELD;
@@ -430,7 +431,7 @@ final class ReadShare {
             }
             token = redisToken;
         }
-        lost(hold.lossReason(), mayRemainInRedis, token);
+        lost(Objects.requireNonNullElse(hold.lossReason(), "a local reader's lease was lost"), mayRemainInRedis, token);
     }
 
     /** Guarded by this: an idle share (free, no reader, no try waiting) leaves the registry. */
