@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * it); a check on the timer, due when the majority's leases would run out, reports the hold lost
  * once fewer than a majority of parts still run. A renewal that fails on a minority of masters
  * is no reason to doubt the quorum (a RedLock outlives a minority); one that leaves fewer than a
- * majority of parts whose last renewal succeeded is. Thread-safe; callbacks take this object's
+ * majority of parts whose last renewal succeeded is, and so is a part found gone (the lease as
+ * confirmed that the cohort was told may have counted it, and the cohort only ever extends it). Thread-safe; callbacks take this object's
  * monitor briefly and report outside it.
  *
  * @param <M> what names a master
@@ -100,7 +101,16 @@ final class CohortQuorum<M> {
     }
 
     private void check() {
+        check(false);
+    }
+
+    /**
+     * @param partGone true if a part was just found gone: a quorum that still stands is then
+     *     doubted, since the lease as confirmed that the cohort was told may have counted that part
+     */
+    private void check(boolean partGone) {
         CohortRedis.HoldReports lostTo;
+        CohortRedis.HoldReports doubtedBy = null;
         synchronized (this) {
             if (over || reports == null) {
                 return;
@@ -109,12 +119,18 @@ final class CohortQuorum<M> {
             long running = members.values().stream().filter(member -> !member.gone && member.runsUntilNanos - now > 0).count();
             if (running >= majority) {
                 checkIn(majorityEnd(now));
-                return;
+                doubtedBy = partGone ? reports : null;
+                lostTo = null;
+            } else {
+                lostTo = reports;
+                end();
             }
-            lostTo = reports;
-            end();
         }
-        lostTo.lost();
+        if (lostTo != null) {
+            lostTo.lost();
+        } else if (doubtedBy != null) {
+            doubtedBy.failed();
+        }
     }
 
     /** Guarded by this. */
@@ -171,7 +187,7 @@ final class CohortQuorum<M> {
             synchronized (CohortQuorum.this) {
                 gone = true;
             }
-            check();
+            check(true);
         }
 
         @Override

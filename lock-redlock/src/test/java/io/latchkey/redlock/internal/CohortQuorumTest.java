@@ -81,6 +81,22 @@ class CohortQuorumTest {
     }
 
     @Test
+    void aPartFoundGoneWhileAMajorityStillRunsIsADoubtSinceTheLeaseAsConfirmedCountedIt() {
+        clock.now = SECOND;
+        renewed("a", SECOND);
+        renewed("b", SECOND);
+        assertEquals(List.of(SECOND, valid(SECOND)), reports.confirmations.get(1));
+        clock.now = SECOND + 100;
+        members.get("a").lost();
+        // b and c still have it, so it is not lost; but only until c's end (the grant's LEASE),
+        // before the valid(SECOND) that the cohort was told with a's part: no hand-off on that.
+        assertEquals(0, reports.losses);
+        assertEquals(1, reports.failures, "the cohort must doubt the lease it was told");
+        clock.advanceTo(LEASE + 1);
+        assertEquals(1, reports.losses, "b and c no longer make a majority once c's lease ran out");
+    }
+
+    @Test
     void theHoldIsLostWhenTheMajoritysLeasesRunOutUnrenewed() {
         clock.now = SECOND;
         renewed("a", SECOND);
