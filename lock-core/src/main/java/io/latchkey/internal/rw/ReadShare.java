@@ -78,6 +78,8 @@ final class ReadShare {
     private @Nullable CompletableFuture<TryResult> reserving;
     /** Guarded by this. */
     private @Nullable Runnable stopObserving;
+    /** Guarded by this: what the watchdog tells of the shared hold, while HELD. */
+    private @Nullable ShareLease renewing;
 
     ReadShare(ReadShares registry, Object key, ShareRedis redis, AdmissionBudget budget) {
         this.registry = registry;
@@ -205,6 +207,7 @@ final class ReadShare {
                     readers.put(owner, new Reader(redisToken));
                     answer = TryResult.acquired(new ReaderGrant(this, owner, redisToken, grant.confirmedUntilNanos(), false));
                     renewal = new ShareLease(redisToken);
+                    renewing = renewal;
                     long token = redisToken;
                     stopObserving = redis.observeConnection(() -> doubt(token));
                 }
@@ -260,6 +263,7 @@ final class ReadShare {
             }
             state = State.RELEASING;
             inFlight = done;
+            renewing = null; // the release stops its renewals
             stopObservingLocked();
         }
         return releaseInRedis(done);
@@ -356,10 +360,13 @@ final class ReadShare {
      */
     void lost(String how, boolean mayRemainInRedis, long token) {
         List<Hold> lostHolds = new ArrayList<>();
+        ShareLease renewal;
         synchronized (this) {
             if (state != State.HELD || redisToken != token) {
                 return;
             }
+            renewal = renewing;
+            renewing = null;
             for (Reader reader : readers.values()) {
                 if (reader.hold != null) {
                     lostHolds.add(reader.hold);
@@ -370,7 +377,10 @@ final class ReadShare {
             stopObservingLocked();
             settleIfIdle();
         }
-        redis.stopRenewing();
+        if (renewal != null) {
+            // This hold's renewals only: a new shared hold of the same field may already be renewed.
+            redis.stopRenewing(renewal);
+        }
         if (mayRemainInRedis) {
             redis.endShareHold(token);
         }

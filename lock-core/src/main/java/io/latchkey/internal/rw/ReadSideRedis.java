@@ -86,8 +86,8 @@ final class ReadSideRedis implements ShareRedis {
     }
 
     @Override
-    public void stopRenewing() {
-        context.renewer().cancel(context.executor(), read.keys.lock(), field);
+    public void stopRenewing(RenewedLease lease) {
+        context.renewer().cancel(context.executor(), read.keys.lock(), field, lease);
     }
 
     @Override

@@ -60,8 +60,13 @@ interface ShareRedis {
      */
     void renew(RenewedLease lease);
 
-    /** Stops renewing the shared hold. */
-    void stopRenewing();
+    /**
+     * Stops renewing the shared hold that {@code lease} is told of; a later shared hold of the
+     * client's same field (taken since, on another thread) stays renewed.
+     *
+     * @param lease what {@link #renew} was given for that hold
+     */
+    void stopRenewing(RenewedLease lease);
 
     /**
      * @param lost told when a connection of the client is lost: Redis's data may be gone with it

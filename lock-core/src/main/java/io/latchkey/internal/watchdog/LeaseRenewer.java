@@ -172,6 +172,19 @@ public final class LeaseRenewer implements AutoCloseable {
         holds.remove(new HoldKey(executor, key, field));
     }
 
+    /**
+     * Stops renewing a hold if it is still renewed for {@code lease}: a later grant of the same
+     * field, told through another lease, goes on being renewed.
+     *
+     * @param executor the Redis that holds it
+     * @param key the lock hash
+     * @param field the owner's field
+     * @param lease the lease whose renewals stop
+     */
+    public void cancel(RedisExecutor executor, String key, String field, RenewedLease lease) {
+        holds.computeIfPresent(new HoldKey(executor, key, field), (id, hold) -> hold.lease() == lease ? null : hold);
+    }
+
     /** Stops renewing everything; idempotent. */
     @Override
     public void close() {

@@ -3,6 +3,7 @@ package io.latchkey.internal.rw;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LocalHandOff;
@@ -14,6 +15,7 @@ import io.latchkey.spi.TryResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -308,5 +310,31 @@ class ReadShareTest {
 
         assertEquals(Duration.ofSeconds(10).toNanos(), one.leaseLeftNanos(now));
         assertEquals(Duration.ofSeconds(10).toNanos(), two.leaseLeftNanos(now));
+    }
+
+    @Test
+    void aLossThatStopsRenewingLeavesTheNextSharedHoldOfTheSameFieldRenewed() {
+        firstReader(1);
+        admitted(2);
+        admitted(3);
+        admitted(4);
+        ReadShare lostShare = share();
+        // Two readers wait for the reserve: the share stays after the loss, and the first of them
+        // takes its next shared hold under the same field.
+        CompletableFuture<TryResult> fifth = read(5);
+        CompletableFuture<TryResult> sixth = read(6);
+        // Just before the loss's thread stops renewing the lost hold, the reserve's answer lets the
+        // waiting readers go again, and Redis grants the new shared hold.
+        redis.beforeStopRenewing = () -> {
+            redis.reserves.remove().complete(new ShareRedis.Reserved(true, false, TOKEN + 100));
+            redis.grant(TOKEN + 500);
+        };
+
+        redis.renewed.foundGone();
+
+        assertSame(lostShare, share(), "the same share, so the same field in Redis");
+        assertEquals(Set.of(TOKEN + 500, TOKEN + 501), Set.of(record(5, fifth.join()).token(), record(6, sixth.join()).token()),
+                "one took the new shared hold, the other was admitted on it");
+        assertTrue(redis.renewing, "the new shared hold is still renewed by the watchdog");
     }
 }

@@ -31,6 +31,8 @@ final class ScriptedShareRedis implements ShareRedis {
     RenewedLease renewed;
     boolean renewing;
     Runnable connectionLost;
+    /** Runs as a {@link #stopRenewing} call begins: what another thread did just before it took effect. */
+    Runnable beforeStopRenewing = () -> { };
 
     ScriptedShareRedis(ManualTimer timer) {
         this.timer = timer;
@@ -91,8 +93,14 @@ final class ScriptedShareRedis implements ShareRedis {
     }
 
     @Override
-    public void stopRenewing() {
-        renewing = false;
+    public void stopRenewing(RenewedLease lease) {
+        Runnable before = beforeStopRenewing;
+        beforeStopRenewing = () -> { };
+        before.run();
+        // As the watchdog's: only that lease stops, not another of the same field registered since.
+        if (renewed == lease) {
+            renewing = false;
+        }
     }
 
     @Override
