@@ -29,7 +29,7 @@ final class MultiAcquisition {
 
     private final List<Part> parts;
     private final long owner;
-    private final Duration leaseTime;
+    private final @Nullable Duration leaseTime;
     private final Ticker ticker;
     private final long deadlineNanos;
     /** The parts' holds once all are taken; null when the wait ran out. */
@@ -39,7 +39,7 @@ final class MultiAcquisition {
     /** Guarded by this: the one clean-up, once started. */
     private @Nullable CompletableFuture<Void> cleanUp;
 
-    private MultiAcquisition(List<Part> parts, long owner, Duration leaseTime, Ticker ticker, long waitNanos) {
+    private MultiAcquisition(List<Part> parts, long owner, @Nullable Duration leaseTime, Ticker ticker, long waitNanos) {
         this.parts = parts;
         this.owner = owner;
         this.leaseTime = leaseTime;
@@ -55,7 +55,7 @@ final class MultiAcquisition {
      * @param waitNanos the longest wait over all parts; {@link Long#MAX_VALUE} for as long as it takes
      * @return the running acquisition
      */
-    static MultiAcquisition start(List<Part> parts, long owner, Duration leaseTime, Ticker ticker, long waitNanos) {
+    static MultiAcquisition start(List<Part> parts, long owner, @Nullable Duration leaseTime, Ticker ticker, long waitNanos) {
         MultiAcquisition acquisition = new MultiAcquisition(parts, owner, leaseTime, ticker, waitNanos);
         acquisition.take(0);
         return acquisition;

@@ -126,7 +126,7 @@ public final class MultiLock extends AbstractDistributedLock<MultiHoldHandle> {
     // ---- the seam ----------------------------------------------------------------------------
 
     @Override
-    protected Acquisition<MultiHoldHandle> start(long owner, Duration leaseTime, long waitNanos) {
+    protected Acquisition<MultiHoldHandle> start(long owner, @Nullable Duration leaseTime, long waitNanos) {
         return new Attempt(owner, leaseTime, waitNanos);
     }
 
@@ -237,7 +237,7 @@ public final class MultiLock extends AbstractDistributedLock<MultiHoldHandle> {
         private final CompletableFuture<MultiHoldHandle> result = new CompletableFuture<>();
         private final AtomicBoolean handedBack = new AtomicBoolean();
 
-        Attempt(long owner, Duration leaseTime, long waitNanos) {
+        Attempt(long owner, @Nullable Duration leaseTime, long waitNanos) {
             MultiHold held = holds.current(identity, owner);
             if (held != null && held.isLost()) {
                 acquisition = null;
