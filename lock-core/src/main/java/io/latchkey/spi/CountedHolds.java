@@ -24,6 +24,17 @@ public interface CountedHolds {
     CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken);
 
     /**
+     * One try that starts a new hold, replacing a hold of the owner that its client gave up for
+     * lost, if Redis still has it; for kinds built of other locks (a RedLock's masters), whose
+     * holds are recorded by the composite, not per part.
+     *
+     * @param owner the owner id
+     * @param lease the lease to take
+     * @return the try's result
+     */
+    CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease);
+
+    /**
      * Releases one level, as {@link AcquireProtocol#release} does.
      *
      * @param owner the owner id

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * What a lock kind needs to read and word failures as lock-core does, so that its own
  * exceptions (a RedLock's quorum not reached) have the types and the redaction of every other:
  * the kind words its own situations, and takes the type from the failure it wraps. One of the
- * SPI's two ways into lock-core's internals, with {@link LockFacades}. Stateless.
+ * SPI's three ways into lock-core's internals, with {@link LockFacades} and
+ * {@link LocalHandOffs}. Stateless.
  */
 public final class KindFailures {
 

@@ -10,7 +10,8 @@ import java.util.Optional;
  * How a lock kind's protocol becomes the {@link DistributedLock} an application uses, and the
  * way back for combinators: every kind is served by lock-core's one facade (argument checks,
  * owners, blocking, async and cancel semantics, the one acquire loop), which a kind never sees.
- * One of the SPI's two ways into lock-core's internals, with {@link KindFailures}. Stateless.
+ * One of the SPI's three ways into lock-core's internals, with {@link KindFailures} and
+ * {@link LocalHandOffs}. Stateless.
  */
 public final class LockFacades {
 

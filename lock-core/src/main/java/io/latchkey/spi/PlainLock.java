@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import io.netty.util.Timer;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -38,6 +39,20 @@ public interface PlainLock extends LockProtocol {
 
     /** @return the lock's keys */
     Keys keys();
+
+    /**
+     * The calls of a client with local hand-off on this lock: under a cohort's owner id, or an
+     * owner's own hold whose tries mark the client as waiting (local hand-off's waiting mark and
+     * turn), as the plain lock's acquire.lua and release.lua describe; for a composite of plain
+     * locks (a RedLock) whose own cohort passes its hold on.
+     *
+     * @param tokenBlock how many tokens a new hold reserves: the hold's own and one per local
+     *     hand-off; 1 for an owner's own hold
+     * @param turn how long a turn reserved for another client lasts
+     * @param mark how long a waiting mark lasts
+     * @return the calls, on this lock's keys
+     */
+    CountedHolds cohortCalls(int tokenBlock, Duration turn, Duration mark);
 
     /** @return the Redis this lock is on, as the client shares it */
     LockServer context();

@@ -21,6 +21,9 @@
  *       ({@link io.latchkey.spi.Ticker}).</li>
  *   <li><b>Failures.</b> {@link io.latchkey.spi.KindFailures}, so that a kind's own exceptions
  *       are typed and redacted as lock-core's.</li>
+ *   <li><b>Local hand-off.</b> For a composite of plain locks (a RedLock's quorum),
+ *       {@link io.latchkey.spi.LocalHandOffs}: the plain lock's cohorts over the Redis side the
+ *       kind implements ({@link io.latchkey.spi.CohortRedis}).</li>
  * </ul>
  * Internal: may change in any release.
  *
@@ -31,8 +34,8 @@
  * unqualified export would make these types part of what applications can reach and what
  * every release must keep. It is the only package exported to them besides the API: the kinds
  * see interfaces here ({@code LockServer}, {@code PlainLock}, {@code ScriptRunner},
- * {@code CountedHolds}) that lock-core's internal classes implement, and two bridges
- * ({@code LockFacades}, {@code KindFailures}) to what they must not see, so that lock-core's
+ * {@code CountedHolds}) that lock-core's internal classes implement, and three bridges
+ * ({@code LockFacades}, {@code KindFailures}, {@code LocalHandOffs}) to what they must not see, so that lock-core's
  * internals stay free to change. The architecture test holds the kinds to this package and the API.
  */
 package io.latchkey.spi;

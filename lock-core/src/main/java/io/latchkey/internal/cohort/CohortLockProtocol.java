@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.HoldRegistry;
@@ -14,8 +15,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The plain lock with local hand-off: a decorator of {@link ReentrantLockProtocol} that the one
- * acquire loop drives unchanged. Watchdog-lease acquisitions go through the client's
+ * A lock with local hand-off: a decorator of the plain lock ({@link ReentrantLockProtocol}), or
+ * of another kind whose Redis side a {@link CohortRedis} of its own serves (RedLock's quorum),
+ * that the one acquire loop drives unchanged. Watchdog-lease acquisitions go through the client's
  * {@link Cohort} of the lock; fixed-lease ones, and re-entries of holds taken that way, go to the
  * plain lock under the owner's own field, as without hand-off, but mark the client as waiting as
  * the cohort's tries do. Queries that Redis answers for every client ({@code isLocked}, the
@@ -25,19 +27,24 @@ import java.util.concurrent.CompletableFuture;
  */
 final class CohortLockProtocol implements LockProtocol {
 
-    private final ReentrantLockProtocol plain;
+    /** The lock without hand-off: owners' own holds, the queries and the wake-ups go to it. */
+    private final LockProtocol plain;
     private final Cohorts cohorts;
     private final Cohorts.RedisSides sides;
 
-    CohortLockProtocol(ReentrantLockProtocol plain, Cohorts cohorts) {
+    /**
+     * @param plain the lock without hand-off
+     * @param sides makes the Redis side of the lock's cohort, whose calls match {@code plain}'s
+     */
+    CohortLockProtocol(LockProtocol plain, Cohorts cohorts, Cohorts.RedisSides sides) {
         this.plain = plain;
         this.cohorts = cohorts;
-        this.sides = (self, tokenBlock) -> new PlainLockRedis(plain, self, tokenBlock);
+        this.sides = sides;
     }
 
     @Override
     public Optional<PlainLock> plainLock() {
-        return Optional.of(plain);
+        return plain.plainLock();
     }
 
     @Override

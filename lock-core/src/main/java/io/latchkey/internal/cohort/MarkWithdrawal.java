@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 

@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.cohort.Cohort.State;
 import io.latchkey.spi.TryResult;
 import io.netty.util.Timeout;

@@ -104,6 +104,7 @@ public final class HoldCalls implements CountedHolds {
      * @param lease the lease to take
      * @return the try's result
      */
+    @Override
     public CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease) {
         return tryAcquire(owner, lease, FRESH);
     }

@@ -62,6 +62,7 @@ public final class ReentrantLockProtocol implements PlainLock {
      * @param mark how long a waiting mark that {@link HoldCalls#requeue(long)} writes lasts
      * @return the calls, on this lock's keys
      */
+    @Override
     public HoldCalls cohortCalls(int tokenBlock, Duration turn, Duration mark) {
         String[] acquireKeys = {keys.lock(), keys.fenceCounter(), keys.waitingMark(), keys.turn(),
                 keys.channel()};

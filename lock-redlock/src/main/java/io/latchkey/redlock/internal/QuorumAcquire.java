@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * bounded by its attempt timeout; decide by {@link Votes} once all have answered or timed out;
  * on success agree a fencing token ({@link FencingQuorum}) and start the quorum's renewal
  * ({@link QuorumLease}); otherwise give back every partial grant, those that come late included,
- * and say when to try again. Thread-safe; never blocks.
+ * and say when to try again. How a try reaches each master is its {@link PartTries}': an owner's
+ * own hold by default; with local hand-off, the cohort's hold, which reserves a block of tokens on
+ * each master, or an owner's own hold that marks the client as waiting. Thread-safe; never blocks.
  */
 final class QuorumAcquire {
 
@@ -39,8 +41,36 @@ final class QuorumAcquire {
     private final long retryBaseNanos;
     /** The spread of retries that start together; see {@link RedLockProtocol}. */
     private final long jitterNanos;
+    private final PartTries parts;
 
-    QuorumAcquire(RedLockProtocol lock, long retryBaseNanos, long jitterNanos) {
+    /** How a try reaches each master. */
+    interface PartTries {
+
+        /** An owner's own hold on each master, as without local hand-off; one token per hold. */
+        PartTries OWN = new PartTries() {
+            @Override
+            public CompletableFuture<TryResult> tryOn(Master master, long owner, LeaseTerm lease, boolean newHold) {
+                return master.tryAcquire(owner, lease, newHold);
+            }
+
+            @Override
+            public int tokenBlock() {
+                return 1;
+            }
+        };
+
+        /**
+         * @param newHold as for {@link Master#tryAcquire}
+         * @return the master's answer
+         */
+        CompletableFuture<TryResult> tryOn(Master master, long owner, LeaseTerm lease, boolean newHold);
+
+        /** @return how many tokens a new hold reserves on each master: its own, and one per local hand-off */
+        int tokenBlock();
+    }
+
+    QuorumAcquire(RedLockProtocol lock, long retryBaseNanos, long jitterNanos, PartTries parts) {
+        this.parts = parts;
         this.lock = lock;
         this.name = lock.name();
         this.masters = lock.masters();
@@ -68,7 +98,7 @@ final class QuorumAcquire {
         List<CompletableFuture<TryResult>> sent = new ArrayList<>(masters.size());
         List<CompletableFuture<TryResult>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
-            CompletableFuture<TryResult> reply = master.tryAcquire(owner, lease, heldToken == 0);
+            CompletableFuture<TryResult> reply = parts.tryOn(master, owner, lease, heldToken == 0);
             sent.add(reply);
             answers.add(master.withinAttemptTimeout(reply));
         }
@@ -89,6 +119,7 @@ final class QuorumAcquire {
         long validityLeftNanos = validUntilNanos - ticker.read();
         Votes<Master> votes = new Votes<>(masters.size());
         Map<Master, Long> tokens = new LinkedHashMap<>();
+        boolean anotherClientWaits = false;
         Throwable failure = null;
         for (int i = 0; i < masters.size(); i++) {
             CompletableFuture<TryResult> answer = answers.get(i);
@@ -110,22 +141,25 @@ final class QuorumAcquire {
             if (result.acquired()) {
                 votes.granted(masters.get(i));
                 tokens.put(masters.get(i), result.grant().fencingToken());
+                anotherClientWaits |= result.grant().anotherClientWaits();
             } else {
                 votes.refused(result.waitMillis());
             }
         }
         Votes.Outcome outcome = votes.decide(validityLeftNanos);
         if (outcome == Votes.Outcome.ACQUIRED) {
+            boolean othersWait = anotherClientWaits;
             if (heldToken != 0) {
-                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, tokens, validUntilNanos));
+                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, tokens, validUntilNanos, othersWait));
             }
             long token = FencingQuorum.tokenOf(tokens);
             if (FencingQuorum.alreadyStands(tokens, token, majority)) {
-                return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
+                return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos, othersWait));
             }
-            return FencingQuorum.raise(tokens, token, majority).thenCompose(standing -> {
+            long lastToken = token + parts.tokenBlock() - 1;
+            return FencingQuorum.raise(tokens, token, lastToken, majority).thenCompose(standing -> {
                 if (standing && validUntilNanos - ticker.read() > 0) {
-                    return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
+                    return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos, othersWait));
                 }
                 // Too few raised in time: the token could not be trusted, so the try counts as late.
                 return giveBack(owner, Votes.Outcome.TOO_LATE, votes, votes.granted(), null);
@@ -134,10 +168,14 @@ final class QuorumAcquire {
         return giveBack(owner, outcome, votes, votes.toRelease(outcome), failure);
     }
 
-    /** @param tokens the granting masters, each with the token it gave its part of the hold */
-    private TryResult granted(long owner, LeaseTerm lease, long token, Map<Master, Long> tokens, long validUntilNanos) {
+    /**
+     * @param tokens the granting masters, each with the token it gave its part of the hold
+     * @param anotherClientWaits true if a granting master's waiting mark named another client
+     */
+    private TryResult granted(long owner, LeaseTerm lease, long token, Map<Master, Long> tokens, long validUntilNanos,
+                              boolean anotherClientWaits) {
         List<Master> granted = List.copyOf(tokens.keySet());
-        return TryResult.acquired(new TryResult.Grant() {
+        return TryResult.acquired(new QuorumGrant() {
             @Override
             public long fencingToken() {
                 return token;
@@ -146,6 +184,16 @@ final class QuorumAcquire {
             @Override
             public long confirmedUntilNanos() {
                 return validUntilNanos;
+            }
+
+            @Override
+            public boolean anotherClientWaits() {
+                return anotherClientWaits;
+            }
+
+            @Override
+            public Map<Master, Long> parts() {
+                return tokens;
             }
 
             @Override
@@ -232,5 +280,23 @@ final class QuorumAcquire {
             waitNanos = retryBaseNanos + ThreadLocalRandom.current().nextLong(retryBaseNanos);
         }
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
+    }
+
+    /** A quorum's grant: also which masters granted it, and the token each gave its part. */
+    interface QuorumGrant extends TryResult.Grant {
+
+        /**
+         * @return the granting masters, each with the token it gave its part; the first of a
+         *     block of tokens where a new hold reserves one
+         */
+        Map<Master, Long> parts();
+
+        /**
+         * @param granted a result of {@link QuorumAcquire#tryAcquire} that acquired
+         * @return the granting masters and their tokens
+         */
+        static Map<Master, Long> partsOf(TryResult granted) {
+            return ((QuorumGrant) granted.grant()).parts();
+        }
     }
 }

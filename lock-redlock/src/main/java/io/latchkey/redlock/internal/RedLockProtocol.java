@@ -75,7 +75,7 @@ public final class RedLockProtocol implements LockProtocol {
         this.lostLeaseListener = lostLeaseListener;
         this.holdRegistry = holdRegistry;
         this.identity = new Identity(name, masters.stream().map(Master::identity).toList());
-        this.acquire = new QuorumAcquire(this, retryBaseNanos, jitterNanos);
+        this.acquire = new QuorumAcquire(this, retryBaseNanos, jitterNanos, QuorumAcquire.PartTries.OWN);
         this.queries = new MajorityQueries(name, this.masters, majority);
     }
 
@@ -207,6 +207,14 @@ public final class RedLockProtocol implements LockProtocol {
     }
 
     // ---- acquire -----------------------------------------------------------------------------
+
+    /**
+     * @param parts how each master is tried
+     * @return tries of this RedLock that reach the masters so
+     */
+    QuorumAcquire tries(QuorumAcquire.PartTries parts) {
+        return new QuorumAcquire(this, retryBaseNanos, jitterNanos, parts);
+    }
 
     @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
