@@ -10,6 +10,7 @@ import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.TryResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client's side of the holds of one lock: records each grant in the client's
@@ -29,7 +30,7 @@ final class LockHolds {
     }
 
     /** @return the owner's hold of this lock, held or lost, or null if the client knows of none */
-    Hold current(long owner) {
+    @Nullable Hold current(long owner) {
         return registry.find(identity, owner);
     }
 
@@ -86,7 +87,7 @@ final class LockHolds {
                 // that came after the loss.
                 return failLost(hold);
             }
-            if (over) {
+            if (hold != null && over) {
                 released(hold);
             }
             return failure == null ? CompletableFuture.<Void>completedFuture(null) : CompletableFuture.<Void>failedFuture(failure);

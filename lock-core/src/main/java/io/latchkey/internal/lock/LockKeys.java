@@ -4,6 +4,7 @@ import io.latchkey.spi.Keys;
 import io.lettuce.core.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis names of one lock: the hash at the lock's own name, and derived keys and channels
@@ -140,7 +141,7 @@ public final class LockKeys implements Keys {
     }
 
     /** @return Redis Cluster's hash tag of the name: the text between the first '{' and the next '}', or null if none or empty */
-    private static String hashTag(String name) {
+    private static @Nullable String hashTag(String name) {
         int open = name.indexOf('{');
         if (open >= 0) {
             int close = name.indexOf('}', open + 1);

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reentrant, non-fair lock: a hash of owner to hold count, one script call to acquire and one
@@ -223,7 +224,7 @@ public final class ReentrantLockProtocol implements PlainLock {
     }
 
     @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
+    public @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return context.subscriptions().joinIfSubscribed(keys.channel(), null);
     }
 
