@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.lock.LocalGrant;
 import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.spi.Hold;
@@ -106,7 +107,7 @@ final class Cohort {
             if (state == State.HELD && this.owner == owner && (heldToken == 0 || heldToken == budget.token())) {
                 levels++;
                 return CompletableFuture.completedFuture(TryResult.acquired(
-                        new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), true)));
+                        new LocalGrant(losses(), owner, budget.token(), budget.confirmedUntilNanos(), true)));
             }
             // Every try goes after a withdrawal of the client's mark in flight, which would else
             // delete the mark the try sets.
@@ -138,7 +139,7 @@ final class Cohort {
                             this.owner = owner;
                             levels = 1;
                             from = lastOwner;
-                            answer = TryResult.acquired(new LocalGrant(this, owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
+                            answer = TryResult.acquired(new LocalGrant(losses(), owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
                         } else {
                             releaseFirst = releases.end();
                             later = deferred.defer(owner);

@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.lock.LocalGrant;
 import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
@@ -88,7 +89,7 @@ final class RedisTries {
                     // one, or behind a WAIT): Redis may have failed over meanwhile.
                     budget.doubt(now);
                 }
-                result = TryResult.acquired(new LocalGrant(cohort, owner, budget.token(), budget.confirmedUntilNanos(), false));
+                result = TryResult.acquired(new LocalGrant(cohort.losses(), owner, budget.token(), budget.confirmedUntilNanos(), false));
                 redis.renew(new CohortReports(losses, budget.redisToken()));
             } else if (granted) {
                 // Granted while the client closed: nothing would renew or release it.

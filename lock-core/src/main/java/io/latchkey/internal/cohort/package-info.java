@@ -32,8 +32,9 @@
  *     {@link io.latchkey.internal.cohort.Cohorts#part} per master into a RedLock's quorum hold,
  *     which the same cohort then passes on ({@link io.latchkey.internal.cohort.Cohorts#protocol(
  *     io.latchkey.spi.LockProtocol, io.latchkey.internal.cohort.Cohorts.RedisSides)});</li>
- * <li>{@code CohortNotices}, {@code CohortReports}, {@code LocalGrant}: what the cohort hears
- *     (notices, lost connections, the watchdog's reports) and what it grants.</li>
+ * <li>{@code CohortNotices}, {@code CohortReports}: what the cohort hears (notices, lost
+ *     connections, the watchdog's reports); what it grants is a {@code LocalGrant} (in
+ *     internal.lock, shared with the read lock's share), whose outcome {@code HoldLoss} learns.</li>
  * </ul>
  */
 package io.latchkey.internal.cohort;

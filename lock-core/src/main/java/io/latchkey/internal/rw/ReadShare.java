@@ -1,5 +1,6 @@
 package io.latchkey.internal.rw;
 
+import io.latchkey.internal.lock.LocalGrant;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
@@ -48,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe. Transitions are made under this object's monitor; Redis calls, the readers'
  * {@link Hold}s and the completions of futures are called outside it.
  */
-final class ReadShare {
+final class ReadShare implements LocalGrant.Source {
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
@@ -129,7 +130,7 @@ final class ReadShare {
                     if (budget.mayAdmit(now)) {
                         long readerToken = budget.admit();
                         readers.put(owner, new Reader(readerToken));
-                        admitted = TryResult.acquired(new ReaderGrant(this, owner, readerToken, budget.confirmedUntilNanos(), false));
+                        admitted = TryResult.acquired(new LocalGrant(this, owner, readerToken, budget.confirmedUntilNanos(), false));
                     }
                     if (budget.reserveDue(now)) {
                         token = redisToken;
@@ -205,7 +206,7 @@ final class ReadShare {
                     budget.held(redisToken, grant.confirmedUntilNanos(), sentAtNanos);
                     state = State.HELD;
                     readers.put(owner, new Reader(redisToken));
-                    answer = TryResult.acquired(new ReaderGrant(this, owner, redisToken, grant.confirmedUntilNanos(), false));
+                    answer = TryResult.acquired(new LocalGrant(this, owner, redisToken, grant.confirmedUntilNanos(), false));
                     renewal = new ShareLease(redisToken);
                     renewing = renewal;
                     long token = redisToken;
@@ -243,7 +244,7 @@ final class ReadShare {
             return null;
         }
         reader.levels++;
-        return TryResult.acquired(new ReaderGrant(this, owner, heldToken, budget.confirmedUntilNanos(), true));
+        return TryResult.acquired(new LocalGrant(this, owner, heldToken, budget.confirmedUntilNanos(), true));
     }
 
     /** @return the owner's release through the share; null if it holds nothing here */
@@ -388,7 +389,8 @@ final class ReadShare {
     }
 
     /** A local grant was recorded in the owner's hold: the share confirms it and loses it with itself. */
-    void started(long owner, long token, Hold hold) {
+    @Override
+    public void started(long owner, long token, Hold hold) {
         boolean current;
         long confirmedUntil;
         synchronized (this) {
@@ -414,7 +416,8 @@ final class ReadShare {
     }
 
     /** A local grant that the acquire loop could not record gives its level back. */
-    void refused(long owner, long token, boolean reentry) {
+    @Override
+    public void refused(long owner, long token, boolean reentry) {
         synchronized (this) {
             Reader reader = readers.get(owner);
             if (reader == null || reader.token != token) {
