@@ -4,7 +4,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * An owner's read through a {@link ReadShare}, as the share knew it when asked. Immutable; its
- * query asks Redis whether the shared hold is still there and, if not, loses it.
+ * query asks Redis whether the shared hold is still there and, if not, loses it ({@link ShareLoss#lost}).
  *
  * @param share the share the owner reads through
  * @param levels the owner's levels
@@ -16,7 +16,7 @@ record LocalRead(ReadShare share, int levels, long redisToken) {
     CompletableFuture<Integer> confirmed() {
         return share.redis().holdsShareHold().thenApply(held -> {
             if (!held) {
-                share.lost("a query found the client's shared read hold gone from Redis", false, redisToken);
+                share.losses().lost("a query found the client's shared read hold gone from Redis", false, redisToken);
                 return 0;
             }
             return levels;

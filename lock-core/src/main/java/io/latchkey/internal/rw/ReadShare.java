@@ -6,10 +6,6 @@ import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.TryResult;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -46,10 +42,17 @@ import org.jspecify.annotations.Nullable;
  *     through its {@link Hold}.</li>
  * </ul>
  *
- * <p>Thread-safe. Transitions are made under this object's monitor; Redis calls, the readers'
- * {@link Hold}s and the completions of futures are called outside it.
+ * <p>This class keeps the states and decides each try, re-entry and release; the rest is its
+ * parts': how far readers may be admitted and the token blocks, the {@link AdmissionBudget}'s;
+ * who reads here with how many levels, {@link AdmittedReaders}; the shared hold confirmed,
+ * doubted or lost, and each reader's {@link Hold} tied to it, {@link ShareLoss}, which is also
+ * what every local grant reports to.
+ *
+ * <p>Thread-safe. Transitions are made under this object's monitor, which guards the parts'
+ * fields too, so that a report of the shared hold and a transition never interleave; Redis calls,
+ * the readers' {@link Hold}s and the completions of futures are called outside it.
  */
-final class ReadShare implements LocalGrant.Source {
+final class ReadShare {
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
@@ -61,8 +64,10 @@ final class ReadShare implements LocalGrant.Source {
     private final ShareRedis redis;
     /** Guarded by this. */
     private final AdmissionBudget budget;
-    /** Guarded by this: the local readers, by owner. */
-    private final Map<Long, Reader> readers = new HashMap<>();
+    /** Guarded by this. */
+    private final AdmittedReaders readers = new AdmittedReaders();
+    /** Its fields guarded by this: confirmations, doubts and losses of the shared hold. */
+    private final ShareLoss losses;
     /** Guarded by this. */
     private State state = State.FREE;
     /** Guarded by this: left the registry; its calls look the share up again. */
@@ -77,16 +82,13 @@ final class ReadShare implements LocalGrant.Source {
     private @Nullable CompletableFuture<TryResult> inFlight;
     /** Guarded by this: completes when the reserve in flight is answered. */
     private @Nullable CompletableFuture<TryResult> reserving;
-    /** Guarded by this. */
-    private @Nullable Runnable stopObserving;
-    /** Guarded by this: what the watchdog tells of the shared hold, while HELD. */
-    private @Nullable ShareLease renewing;
 
     ReadShare(ReadShares registry, Object key, ShareRedis redis, AdmissionBudget budget) {
         this.registry = registry;
         this.key = key;
         this.redis = redis;
         this.budget = budget;
+        this.losses = new ShareLoss(this, redis, budget, readers);
     }
 
     /** Where a try goes that the share does not answer itself. */
@@ -129,8 +131,8 @@ final class ReadShare implements LocalGrant.Source {
                 case HELD -> {
                     if (budget.mayAdmit(now)) {
                         long readerToken = budget.admit();
-                        readers.put(owner, new Reader(readerToken));
-                        admitted = TryResult.acquired(new LocalGrant(this, owner, readerToken, budget.confirmedUntilNanos(), false));
+                        readers.admit(owner, readerToken);
+                        admitted = TryResult.acquired(new LocalGrant(losses, owner, readerToken, budget.confirmedUntilNanos(), false));
                     }
                     if (budget.reserveDue(now)) {
                         token = redisToken;
@@ -191,7 +193,7 @@ final class ReadShare implements LocalGrant.Source {
         return redis.tryShareHold(lease).handle((result, failure) -> {
             TryResult answer = null;
             CompletableFuture<TryResult> giveBack = null;
-            ShareLease renewal = null;
+            RenewedLease renewal = null;
             synchronized (this) {
                 inFlight = null;
                 if (failure != null || !result.acquired()) {
@@ -205,12 +207,9 @@ final class ReadShare implements LocalGrant.Source {
                     redisToken = grant.fencingToken();
                     budget.held(redisToken, grant.confirmedUntilNanos(), sentAtNanos);
                     state = State.HELD;
-                    readers.put(owner, new Reader(redisToken));
-                    answer = TryResult.acquired(new LocalGrant(this, owner, redisToken, grant.confirmedUntilNanos(), false));
-                    renewal = new ShareLease(redisToken);
-                    renewing = renewal;
-                    long token = redisToken;
-                    stopObserving = redis.observeConnection(() -> doubt(token));
+                    readers.admit(owner, redisToken);
+                    answer = TryResult.acquired(new LocalGrant(losses, owner, redisToken, grant.confirmedUntilNanos(), false));
+                    renewal = losses.watch(redisToken);
                 }
                 if (state == State.FREE) {
                     settleIfIdle();
@@ -239,33 +238,25 @@ final class ReadShare implements LocalGrant.Source {
      * @return the grant of one more level, or null if the owner holds nothing here by that token
      */
     synchronized @Nullable TryResult reenter(long owner, long heldToken) {
-        Reader reader = readers.get(owner);
-        if (reader == null || reader.token != heldToken) {
+        if (!readers.reenter(owner, heldToken)) {
             return null;
         }
-        reader.levels++;
-        return TryResult.acquired(new LocalGrant(this, owner, heldToken, budget.confirmedUntilNanos(), true));
+        return TryResult.acquired(new LocalGrant(losses, owner, heldToken, budget.confirmedUntilNanos(), true));
     }
 
     /** @return the owner's release through the share; null if it holds nothing here */
     @Nullable CompletableFuture<Void> release(long owner) {
         CompletableFuture<TryResult> done = new CompletableFuture<>();
         synchronized (this) {
-            Reader reader = readers.get(owner);
-            if (reader == null) {
+            if (!readers.contains(owner)) {
                 return null;
             }
-            if (--reader.levels > 0) {
-                return DONE;
-            }
-            readers.remove(owner);
-            if (!readers.isEmpty() || state != State.HELD) {
+            if (!readers.leave(owner) || !readers.isEmpty() || state != State.HELD) {
                 return DONE;
             }
             state = State.RELEASING;
             inFlight = done;
-            renewing = null; // the release stops its renewals
-            stopObservingLocked();
+            losses.unwatch(); // the release stops its renewals
         }
         return releaseInRedis(done);
     }
@@ -284,13 +275,13 @@ final class ReadShare implements LocalGrant.Source {
 
     /** @return whether the owner reads through the share */
     synchronized boolean readsLocally(long owner) {
-        return readers.containsKey(owner);
+        return readers.contains(owner);
     }
 
     /** @return the owner's levels through the share and the shared hold's token; null if it reads nothing here */
     synchronized @Nullable LocalRead localRead(long owner) {
-        Reader reader = readers.get(owner);
-        return reader == null ? null : new LocalRead(this, reader.levels, redisToken);
+        int levels = readers.levels(owner);
+        return levels == 0 ? null : new LocalRead(this, levels, redisToken);
     }
 
     /** A write try of this client was answered "wait": no new reader is admitted locally until a reserve says otherwise. */
@@ -301,15 +292,6 @@ final class ReadShare implements LocalGrant.Source {
                 budget.writerWaits(now);
             }
         }
-    }
-
-    /** This client force-unlocked the read side: the shared hold is gone. */
-    void forced() {
-        long token;
-        synchronized (this) {
-            token = redisToken;
-        }
-        lost("the client force-unlocked the read lock", false, token);
     }
 
     /** The client is closing: every try from now on fails; the readers' holds are lost with the client's. */
@@ -325,7 +307,7 @@ final class ReadShare implements LocalGrant.Source {
                 if (reserving == answered) {
                     reserving = null;
                 }
-                if (state == State.HELD && redisToken == token) {
+                if (holdsInRedis(token)) {
                     if (failure != null) {
                         budget.reserveFailed();
                     } else if (answer.held()) {
@@ -336,7 +318,7 @@ final class ReadShare implements LocalGrant.Source {
                 }
             }
             if (gone) {
-                lost("a reserve found the client's shared read hold gone from Redis", false, token);
+                losses.lost("a reserve found the client's shared read hold gone from Redis", false, token);
             }
             if (failure != null) {
                 answered.completeExceptionally(failure);
@@ -344,107 +326,6 @@ final class ReadShare implements LocalGrant.Source {
                 answered.complete(null);
             }
         });
-    }
-
-    private void doubt(long token) {
-        long now = redis.ticker().read();
-        synchronized (this) {
-            if (state == State.HELD && redisToken == token) {
-                budget.doubt(now);
-            }
-        }
-    }
-
-    /**
-     * The shared hold {@code token} is gone, or must be taken as gone: every local reader's hold
-     * is lost, and the share is free for a new hold with new tokens.
-     */
-    void lost(String how, boolean mayRemainInRedis, long token) {
-        List<Hold> lostHolds = new ArrayList<>();
-        ShareLease renewal;
-        synchronized (this) {
-            if (state != State.HELD || redisToken != token) {
-                return;
-            }
-            renewal = renewing;
-            renewing = null;
-            for (Reader reader : readers.values()) {
-                if (reader.hold != null) {
-                    lostHolds.add(reader.hold);
-                }
-            }
-            readers.clear();
-            state = State.FREE;
-            stopObservingLocked();
-            settleIfIdle();
-        }
-        if (renewal != null) {
-            // This hold's renewals only: a new shared hold of the same field may already be renewed.
-            redis.stopRenewing(renewal);
-        }
-        if (mayRemainInRedis) {
-            redis.endShareHold(token);
-        }
-        lostHolds.forEach(hold -> hold.lose(how, false));
-    }
-
-    /** A local grant was recorded in the owner's hold: the share confirms it and loses it with itself. */
-    @Override
-    public void started(long owner, long token, Hold hold) {
-        boolean current;
-        long confirmedUntil;
-        synchronized (this) {
-            Reader reader = readers.get(owner);
-            current = reader != null && reader.token == token && state == State.HELD;
-            if (reader != null && current) {
-                reader.hold = hold;
-            }
-            confirmedUntil = budget.confirmedUntilNanos();
-        }
-        hold.onLoss((lostHold, mayRemainInRedis) -> readerLost(lostHold, mayRemainInRedis));
-        if (!current) {
-            if (hold.isHeld()) {
-                hold.lose("the client's shared read hold in Redis was lost before the grant was recorded", false);
-            }
-            return;
-        }
-        // A renewal between the admission and now confirmed the shared hold beyond the grant's lease.
-        hold.confirm(confirmedUntil);
-        if (hold.isLost()) {
-            readerLost(hold, true);
-        }
-    }
-
-    /** A local grant that the acquire loop could not record gives its level back. */
-    @Override
-    public void refused(long owner, long token, boolean reentry) {
-        synchronized (this) {
-            Reader reader = readers.get(owner);
-            if (reader == null || reader.token != token) {
-                return;
-            }
-            if (reentry) {
-                reader.levels--;
-                return;
-            }
-        }
-        release(owner);
-    }
-
-    /**
-     * A local reader's hold was given up for lost: its lease, the shared hold's as confirmed, ran
-     * out (or the client closed); so did every other local reader's.
-     */
-    private void readerLost(Hold hold, boolean mayRemainInRedis) {
-        long token;
-        synchronized (this) {
-            Reader reader = readers.get(hold.owner());
-            if (state != State.HELD || reader == null || reader.hold != hold) {
-                return;
-            }
-            token = redisToken;
-        }
-        lost(Objects.requireNonNullElse(hold.lossReason(), "a local reader's lease was lost"), mayRemainInRedis, token);
     }
 
     /** Guarded by this: an idle share (free, no reader, no try waiting) leaves the registry. */
@@ -455,12 +336,27 @@ final class ReadShare implements LocalGrant.Source {
         }
     }
 
-    /** Guarded by this. */
-    private void stopObservingLocked() {
-        if (stopObserving != null) {
-            stopObserving.run();
-            stopObserving = null;
-        }
+    // ---- under the monitor: what ShareLoss asks, and the transition it makes ------------------------
+
+    /** Guarded by this. @return whether the share holds the shared hold {@code token} in Redis */
+    boolean holdsInRedis(long token) {
+        return state == State.HELD && redisToken == token;
+    }
+
+    /** Guarded by this. @return whether the share holds in Redis */
+    boolean isHeld() {
+        return state == State.HELD;
+    }
+
+    /** Guarded by this. @return the token of the shared hold in Redis, while HELD */
+    long redisToken() {
+        return redisToken;
+    }
+
+    /** Guarded by this: the shared hold is lost and its readers are gone; the share is free for a new hold. */
+    void ended() {
+        state = State.FREE;
+        settleIfIdle();
     }
 
     /** @return the share's state, for tests */
@@ -468,62 +364,19 @@ final class ReadShare implements LocalGrant.Source {
         return state;
     }
 
-    /** @return the shared hold's Redis calls and the readers' loss, for queries */
+    /** @return the shared hold's Redis calls, for queries */
     ShareRedis redis() {
         return redis;
+    }
+
+    /** @return what confirms, doubts or ends the shared hold */
+    ShareLoss losses() {
+        return losses;
     }
 
     @Override
     public synchronized String toString() {
         return "ReadShare{" + redis.lockName() + ", " + state + (retired ? ", retired" : "") + (closed ? ", closed" : "")
                 + ", readers " + readers.size() + ", " + budget + '}';
-    }
-
-    /** A local reader: its levels, its token, its hold once recorded. Guarded by the share. */
-    private static final class Reader {
-        private final long token;
-        private int levels = 1;
-        private @Nullable Hold hold;
-
-        Reader(long token) {
-            this.token = token;
-        }
-    }
-
-    /** What the watchdog finds of the shared hold {@code token}. */
-    private final class ShareLease implements RenewedLease {
-        private final long token;
-
-        ShareLease(long token) {
-            this.token = token;
-        }
-
-        @Override
-        public void renewed(long sentAtNanos, long untilNanos) {
-            List<Hold> confirmed = new ArrayList<>();
-            long until;
-            synchronized (ReadShare.this) {
-                if (state != State.HELD || redisToken != token) {
-                    return;
-                }
-                until = budget.confirmed(untilNanos);
-                for (Reader reader : readers.values()) {
-                    if (reader.hold != null) {
-                        confirmed.add(reader.hold);
-                    }
-                }
-            }
-            confirmed.forEach(hold -> hold.confirm(until));
-        }
-
-        @Override
-        public void foundGone() {
-            lost("a renewal found the client's shared read hold gone from Redis", false, token);
-        }
-
-        @Override
-        public void renewalFailed() {
-            doubt(token);
-        }
     }
 }

@@ -147,7 +147,7 @@ final class SharedReadProtocol implements LockProtocol {
         return read.forceRelease().thenApply(ended -> {
             ReadShare share = shares.existing(key);
             if (ended && share != null) {
-                share.forced();
+                share.losses().forced();
             }
             return ended;
         });
