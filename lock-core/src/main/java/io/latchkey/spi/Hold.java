@@ -99,6 +99,16 @@ public final class Hold implements RenewedLease {
         return confirmed ? Math.max(0, confirmedUntilNanos - nowNanos) : 0;
     }
 
+    /**
+     * Tells whether the owner's next release ends the hold, so that a lock kind can stop its
+     * renewal as that release is sent, as a plain lock's watchdog does.
+     *
+     * @return true if the hold is held with one level left
+     */
+    public synchronized boolean onLastLevel() {
+        return state == State.HELD && levels == 1;
+    }
+
     /** @return the lock's kind, as events name it ({@code "plain"}, {@code "fair"}, …) */
     public String kind() {
         return kind;

@@ -26,8 +26,9 @@ import java.util.concurrent.TimeUnit;
  * renewals that are left, since they no longer keep anything safe.
  *
  * <p>It is kept with the client's record of the hold ({@link Hold#attach}), where every lock
- * object of the RedLock finds it; a master's part ends with the last unlock on that master
- * (which stops its renewal) and with the master's client. Thread-safe; callbacks only take this
+ * object of the RedLock finds it. The whole watch ends as the release of the owner's last level
+ * is sent; a master's part ends with the last unlock on that master (which stops its renewal)
+ * and with the master's client. Thread-safe; callbacks only take this
  * object's monitor briefly.
  */
 final class QuorumLease {
@@ -122,6 +123,13 @@ final class QuorumLease {
             end();
         }
         lostLeaseListener.leaseLost(name, owner);
+    }
+
+    /** The owner's last level is being released: the renewals stop quietly, before the masters answer. */
+    synchronized void stopAtRelease() {
+        if (!over) {
+            end();
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.KindFailures;
 import io.latchkey.spi.LeaseTerm;
@@ -225,7 +226,15 @@ public final class RedLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Void> release(long owner) {
-        QuorumLease renewed = QuorumLease.of(holdRegistry.find(identity, owner));
+        Hold hold = holdRegistry.find(identity, owner);
+        QuorumLease quorum = QuorumLease.of(hold);
+        if (quorum != null && hold.onLastLevel()) {
+            // The last level stops counting for the watchdog as its release is sent, as a plain
+            // lock's does: a renewal queued behind the release on a master finds the hold gone,
+            // which is the owner's release, not a lost lease.
+            quorum.stopAtRelease();
+        }
+        QuorumLease renewed = quorum == null || quorum.isOver() ? null : quorum;
         ReleaseVotes votes = new ReleaseVotes(name, owner, masters.size(), majority);
         for (Master master : masters) {
             master.release(owner).whenComplete((ok, failure) -> {
