@@ -7,6 +7,7 @@ import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One client's cohort of one plain lock: the Redis hold that the client takes for its owners
@@ -66,9 +67,9 @@ final class Cohort {
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
     private long owner;
     private int levels;
-    private Hold ownerHold;
+    private @Nullable Hold ownerHold;
     private long lastOwner;
-    private Runnable stopObserving;
+    private @Nullable Runnable stopObserving;
 
     Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
@@ -89,11 +90,12 @@ final class Cohort {
      *
      * @return the try's result; null if this cohort retired (look it up again)
      */
-    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+    @Nullable CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         long now = redis.ticker().read();
         boolean own = false;
         boolean releaseFirst = false;
         long from = 0;
+        LocalGrant handedOff = null;
         TryResult answer = null;
         CompletableFuture<TryResult> later = null;
         CompletableFuture<Void> after;
@@ -139,7 +141,8 @@ final class Cohort {
                             this.owner = owner;
                             levels = 1;
                             from = lastOwner;
-                            answer = TryResult.acquired(new LocalGrant(losses(), owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
+                            handedOff = new LocalGrant(losses(), owner, budget.nextToken(), budget.confirmedUntilNanos(), false);
+                            answer = TryResult.acquired(handedOff);
                         } else {
                             releaseFirst = releases.end();
                             later = deferred.defer(owner);
@@ -160,8 +163,8 @@ final class Cohort {
             return later;
         }
         if (answer != null) {
-            if (answer.acquired()) {
-                redis.handedOff(from, owner, answer.grant().fencingToken());
+            if (handedOff != null) {
+                redis.handedOff(from, owner, handedOff.fencingToken());
             }
             return CompletableFuture.completedFuture(answer);
         }
@@ -169,7 +172,7 @@ final class Cohort {
     }
 
     /** @return the release; null if this cohort retired (look it up again) */
-    CompletableFuture<Void> release(long owner) {
+    @Nullable CompletableFuture<Void> release(long owner) {
         CompletableFuture<Void> withdrawal;
         ReleaseOrPass.Release last;
         synchronized (this) {
@@ -259,7 +262,7 @@ final class Cohort {
      * @return the owner's levels and the token of the cohort's Redis hold if the owner holds
      *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
      */
-    synchronized LocalHold localHold(long owner) {
+    synchronized @Nullable LocalHold localHold(long owner) {
         return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
     }
 
@@ -288,7 +291,7 @@ final class Cohort {
      *
      * @return the withdrawal to send once the monitor is left, or null
      */
-    CompletableFuture<Void> settleIfIdle() {
+    @Nullable CompletableFuture<Void> settleIfIdle() {
         if (state != State.FREE || !attendance.isEmpty() || !deferred.isEmpty()
                 || markWithdrawal.inFlight() != null || retired) {
             return null;
@@ -331,7 +334,7 @@ final class Cohort {
     }
 
     /** Guarded by this. @return the current owner's hold, once recorded; else null */
-    Hold ownerHold() {
+    @Nullable Hold ownerHold() {
         return ownerHold;
     }
 
@@ -371,7 +374,7 @@ final class Cohort {
      *
      * @return the owner's hold, to be lost once the monitor is left; null if none was recorded
      */
-    Hold end() {
+    @Nullable Hold end() {
         Hold lostHold = ownerHold;
         ownerHold = null;
         owner = 0;

@@ -13,6 +13,7 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock with local hand-off: a decorator of the plain lock ({@link ReentrantLockProtocol}), or
@@ -85,7 +86,7 @@ final class CohortLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
+    public @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         Wakeups redis = plain.wakeupsIfWaitedFor(owner);
         return redis == null ? null : cohorts.joined(plain.identity(), sides, redis, owner);
     }
@@ -106,7 +107,7 @@ final class CohortLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Timer timer() {
+    public @Nullable Timer timer() {
         return plain.timer();
     }
 

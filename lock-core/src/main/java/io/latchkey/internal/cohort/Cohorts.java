@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The cohorts of one client, one per plain lock that its owners hold, wait for or try now, so
@@ -86,7 +87,7 @@ public final class Cohorts {
     }
 
     /** @return the lock's cohort, or null if the client neither holds nor waits for it */
-    Cohort existing(Object identity) {
+    @Nullable Cohort existing(Object identity) {
         return cohorts.get(identity);
     }
 
@@ -116,7 +117,7 @@ public final class Cohorts {
      * @return the owner's release through the lock's cohort; null if the client has no cohort of
      *     the lock, so that the owner's hold, if any, is its own (a fixed lease)
      */
-    CompletableFuture<Void> release(Object identity, long owner) {
+    @Nullable CompletableFuture<Void> release(Object identity, long owner) {
         while (true) {
             Cohort cohort = existing(identity);
             if (cohort == null) {
@@ -141,7 +142,7 @@ public final class Cohorts {
      * @return the owner's levels and the cohort hold's token if it holds through the lock's cohort;
      *     null if not, with no cohort made for a lock the client neither holds nor waits for
      */
-    LocalHold localHold(Object identity, long owner) {
+    @Nullable LocalHold localHold(Object identity, long owner) {
         Cohort cohort = existing(identity);
         return cohort == null ? null : cohort.localHold(owner);
     }

@@ -3,6 +3,7 @@ package io.latchkey.internal.cohort;
 import io.latchkey.internal.lock.LocalGrant;
 import io.latchkey.spi.CohortRedis;
 import io.latchkey.spi.Hold;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -76,7 +77,8 @@ final class HoldLoss implements LocalGrant.Source {
             }
             current = budget.redisToken();
         }
-        lost(hold.lossReason(), mayRemainInRedis, current);
+        // Set before the hold's loss handler runs, and before isLost() is true: both callers come after.
+        lost(Objects.requireNonNull(hold.lossReason(), "a lost hold has its reason"), mayRemainInRedis, current);
     }
 
     /** A connection of the client was lost: the cohort's hold may be gone with Redis's data. */

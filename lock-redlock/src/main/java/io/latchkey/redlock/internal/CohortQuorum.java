@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One quorum hold of a RedLock's cohort (local hand-off), known by its token, and what the
@@ -37,9 +38,9 @@ final class CohortQuorum<M> {
     /** Guarded by this. */
     private final Map<M, Member> members = new LinkedHashMap<>();
     /** Guarded by this: the cohort to tell, once the quorum is renewed; null before and after. */
-    private CohortRedis.HoldReports reports;
+    private CohortRedis.@Nullable HoldReports reports;
     private boolean over;
-    private Timeout check;
+    private @Nullable Timeout check;
 
     /**
      * @param token the hold's token

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One RedLock try: ask every master at once, each with the whole lease as a fixed lease and each
@@ -139,9 +141,10 @@ final class QuorumAcquire {
             }
             TryResult result = answer.join();
             if (result.acquired()) {
+                TryResult.Grant grant = Objects.requireNonNull(result.grant(), "an acquired result has its grant");
                 votes.granted(masters.get(i));
-                tokens.put(masters.get(i), result.grant().fencingToken());
-                anotherClientWaits |= result.grant().anotherClientWaits();
+                tokens.put(masters.get(i), grant.fencingToken());
+                anotherClientWaits |= grant.anotherClientWaits();
             } else {
                 votes.refused(result.waitMillis());
             }
@@ -221,7 +224,7 @@ final class QuorumAcquire {
 
     /** Releases the grants of a try that did not acquire, then answers as the outcome says. */
     private CompletableFuture<TryResult> giveBack(long owner, Votes.Outcome outcome, Votes<Master> votes,
-                                                  List<Master> grants, Throwable failure) {
+                                                  List<Master> grants, @Nullable Throwable failure) {
         int answered = votes.answered();
         CompletableFuture<?>[] releases = grants.stream()
                 .map(master -> master.release(owner).exceptionally(releaseFailure -> {
@@ -251,7 +254,7 @@ final class QuorumAcquire {
     private void releaseWhenAnswered(Master master, long owner, long heldToken, CompletableFuture<TryResult> sent) {
         sent.whenComplete((answer, failure) -> {
             if (failure == null && answer.acquired() && heldToken == 0) {
-                master.endLost(owner, answer.grant().fencingToken());
+                master.endLost(owner, Objects.requireNonNull(answer.grant(), "an acquired result has its grant").fencingToken());
             } else if (failure == null && answer.acquired()) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
                     if (releaseFailure != null && !(KindFailures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
@@ -296,7 +299,7 @@ final class QuorumAcquire {
          * @return the granting masters and their tokens
          */
         static Map<Master, Long> partsOf(TryResult granted) {
-            return ((QuorumGrant) granted.grant()).parts();
+            return ((QuorumGrant) Objects.requireNonNull(granted.grant(), "an acquired result has its grant")).parts();
         }
     }
 }

@@ -9,6 +9,7 @@ import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
 import io.latchkey.spi.KindFailures;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The exceptions that only RedLock throws: a master not connected or late, a majority not
@@ -26,7 +27,7 @@ final class RedLockFailures {
      * @return the RedLock master is not connected yet; typed as {@code why}, a
      *     {@link LockConnectionException} unless Redis refused the connection
      */
-    static LockException masterNotConnected(String master, LockException why) {
+    static LockException masterNotConnected(String master, @Nullable LockException why) {
         String message = "RedLock master " + master + " is not connected; the client keeps trying in the background"
                 + (why == null ? "" : ": " + why.getMessage());
         return why instanceof LockRefusedException ? new LockRefusedException(message, why)
@@ -71,7 +72,7 @@ final class RedLockFailures {
      * @return fewer than a majority of masters answered an acquire within their attempt timeout;
      *     typed as the cause
      */
-    static LockException quorumNotReachedInTime(String redLock, int answered, int masters, int majority, Throwable cause) {
+    static LockException quorumNotReachedInTime(String redLock, int answered, int masters, int majority, @Nullable Throwable cause) {
         return KindFailures.typedAs(cause, "RedLock '" + redLock + "': only " + answered + " of " + masters
                 + " masters answered within their attempt timeout; a majority of " + majority + " is needed"
                 + (cause == null ? "" : ": " + describe(cause)));
@@ -85,7 +86,7 @@ final class RedLockFailures {
      * @param cause the first failure, or null
      * @return fewer than a majority of masters answered; typed as the cause
      */
-    static LockException quorumNotReached(String redLock, int answered, int masters, int majority, Throwable cause) {
+    static LockException quorumNotReached(String redLock, int answered, int masters, int majority, @Nullable Throwable cause) {
         return KindFailures.typedAs(cause, "RedLock '" + redLock + "': only " + answered + " of " + masters
                 + " masters answered; a majority of " + majority + " is needed"
                 + (cause == null ? "" : ": " + describe(cause)));

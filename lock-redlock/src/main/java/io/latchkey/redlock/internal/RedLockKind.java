@@ -13,12 +13,14 @@ import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The RedLocks of one {@code LockClient}: one connection per master of {@code redLockAddresses},
@@ -48,7 +50,7 @@ final class RedLockKind implements LockKind {
     /** The client's id, as every master's scripts see it. */
     private final String clientId;
     /** The RedLocks' local hand-off; null when it is off. */
-    private final LocalHandOffs cohorts;
+    private final @Nullable LocalHandOffs cohorts;
 
     private RedLockKind(LockConfig config, List<MasterConnection> masters, Timer timer, Ticker ticker,
                         ExecutorService connector, HoldRegistry holds, String clientId) {
@@ -86,7 +88,7 @@ final class RedLockKind implements LockKind {
         int majority = masters.size() / 2 + 1;
         if (masters.size() - unreachable.size() < majority) {
             masters.forEach(MasterConnection::close);
-            LockException first = unreachable.get(0).failure();
+            LockException first = whyUnreachable(unreachable.get(0));
             throw RedLockFailures.mastersUnreachable(masters.size() - unreachable.size(), masters.size(), majority, first);
         }
         Timer timer = client.timer();
@@ -95,12 +97,17 @@ final class RedLockKind implements LockKind {
                 new SynchronousQueue<>(), new DefaultThreadFactory("latchkey-redlock-connect", true));
         for (MasterConnection master : unreachable) {
             log.warn("RedLock master {} cannot be reached; it counts as not answering until the client, which keeps "
-                    + "trying in the background, has connected to it: {}", master, master.failure().getMessage());
+                    + "trying in the background, has connected to it: {}", master, whyUnreachable(master).getMessage());
             master.reconnectInBackground(timer, connector);
         }
-        String clientId = masters.stream().filter(master -> master.context() != null).findFirst().orElseThrow()
-                .context().clientId();
+        String clientId = masters.stream().map(MasterConnection::context).filter(Objects::nonNull).findFirst().orElseThrow()
+                .clientId();
         return new RedLockKind(config, masters, timer, client.ticker(), connector, client.holds(), clientId);
+    }
+
+    /** @return why a master could not be reached by {@link MasterConnection#connectNow()}, which records it */
+    private static LockException whyUnreachable(MasterConnection master) {
+        return Objects.requireNonNull(master.failure(), "a master that connectNow() left unconnected has its failure");
     }
 
     @Override

@@ -108,9 +108,9 @@ public final class RedLockProtocol implements LockProtocol {
             int index = i;
             PlainLock plain = LockFacades.plainLockBehind(lock).orElseThrow(() -> new IllegalArgumentException(
                     "locks[" + index + "] is not a plain lock of LockClient.getLock: " + describe(lock)));
-            if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).protocol().name())) {
+            if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).connected().name())) {
                 throw new IllegalArgumentException("the locks of a RedLock share one name: locks[0] is '"
-                        + masters.get(0).protocol().name() + "', locks[" + i + "] is '" + plain.name() + "'");
+                        + masters.get(0).connected().name() + "', locks[" + i + "] is '" + plain.name() + "'");
             }
             Integer sameClient = clients.putIfAbsent(plain.context().clientId(), i);
             if (sameClient != null) {
@@ -125,7 +125,7 @@ public final class RedLockProtocol implements LockProtocol {
             }
             masters.add(Master.of(plain, config.redLockAttemptTimeout()));
         }
-        return new RedLockProtocol(masters.get(0).protocol().name(), masters,
+        return new RedLockProtocol(masters.get(0).connected().name(), masters,
                 masters.get(0).context().timer(), masters.get(0).context().ticker(), masters.get(0).context().holds(),
                 lostLeaseListener);
     }

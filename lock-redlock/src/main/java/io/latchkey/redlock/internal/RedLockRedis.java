@@ -13,9 +13,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis side of a RedLock's cohort (local hand-off): the plain lock's cohort, which passes the
@@ -53,7 +55,7 @@ final class RedLockRedis implements CohortRedis {
     private final Map<Master, CohortRedis> cohortParts = new ConcurrentHashMap<>();
     private final Map<Master, CountedHolds> ownParts = new ConcurrentHashMap<>();
     /** The cohort's hold in Redis, from its grant to its release or end; null otherwise. */
-    private volatile CohortQuorum<Master> held;
+    private volatile @Nullable CohortQuorum<Master> held;
 
     /**
      * @param lock the RedLock
@@ -149,8 +151,9 @@ final class RedLockRedis implements CohortRedis {
     public CompletableFuture<TryResult> tryCohortHold(LeaseTerm lease) {
         return cohortTries.tryAcquire(self, lease, 0).thenApply(reply -> {
             if (reply.acquired()) {
-                held = new CohortQuorum<>(reply.grant().fencingToken(), QuorumAcquire.QuorumGrant.partsOf(reply),
-                        lock.majority(), reply.grant().confirmedUntilNanos(), lock.timer(), lock.ticker());
+                TryResult.Grant grant = Objects.requireNonNull(reply.grant(), "an acquired result has its grant");
+                held = new CohortQuorum<>(grant.fencingToken(), QuorumAcquire.QuorumGrant.partsOf(reply),
+                        lock.majority(), grant.confirmedUntilNanos(), lock.timer(), lock.ticker());
             }
             return reply;
         });
@@ -325,7 +328,7 @@ final class RedLockRedis implements CohortRedis {
                     }
                     CohortQuorum<Master> quorum = held;
                     Long part = quorum == null ? null : quorum.parts().get(master);
-                    if (part != null && message.equals(FORCED + part)) {
+                    if (quorum != null && part != null && message.equals(FORCED + part)) {
                         notices.notice(FORCED + quorum.token());
                     }
                 }
