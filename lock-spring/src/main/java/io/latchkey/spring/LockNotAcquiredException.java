@@ -17,7 +17,7 @@ public class LockNotAcquiredException extends RuntimeException {
     /** The lock's name. */
     private final String lockName;
     /** The wait that ran out. */
-    private final transient Duration waitTime;
+    private final Duration waitTime;
 
     /**
      * An exception naming the lock and the wait.
