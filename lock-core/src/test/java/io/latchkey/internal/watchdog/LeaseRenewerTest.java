@@ -2,12 +2,14 @@ package io.latchkey.internal.watchdog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Script;
 import java.time.Duration;
@@ -37,8 +39,8 @@ class LeaseRenewerTest {
 
     @Test
     void holdsOfOneKindOnOneRedisGoInOneCallEachPeriodWithTheLeaseAndTheirFields() {
-        renewer.granted(first, "a", "c:1", true, 1, new Reports());
-        renewer.granted(first, "b", "c:2", true, 1, new Reports());
+        renewer.renew(first, "a", "c:1", new Reports());
+        renewer.renew(first, "b", "c:2", new Reports());
 
         timer.advance(PERIOD.minusMillis(1));
         assertEquals(0, redis.batches.size(), "nothing before the first period");
@@ -53,9 +55,9 @@ class LeaseRenewerTest {
 
     @Test
     void eachRedisAndEachRenewalScriptGetsACallOfItsOwn() {
-        renewer.granted(first, "a", "c:1", true, 1, new Reports());
-        renewer.granted(second, "a", "c:1", true, 1, new Reports());
-        renewer.granted(first, TWO_KEYS, List.of("r", "r:limit"), "c:1:read", true, 1, new Reports());
+        renewer.renew(first, "a", "c:1", new Reports());
+        renewer.renew(second, "a", "c:1", new Reports());
+        renewer.renew(first, TWO_KEYS, List.of("r", "r:limit"), "c:1:read", new Reports());
 
         timer.advance(PERIOD);
 
@@ -68,14 +70,14 @@ class LeaseRenewerTest {
     @Test
     void aHoldWithTheWrongNumberOfKeysIsRefused() {
         assertThrows(IllegalArgumentException.class,
-                () -> renewer.granted(first, TWO_KEYS, List.of("r"), "c:1", true, 1, new Reports()));
+                () -> renewer.renew(first, TWO_KEYS, List.of("r"), "c:1", new Reports()));
     }
 
     @Test
     void moreHoldsThanOneBatchTakesAreSplitIntoBatches() {
         int holds = RenewalRound.MAX_BATCH + 1;
         for (int i = 0; i < holds; i++) {
-            renewer.granted(first, "lock" + i, "c:1", true, 1, new Reports());
+            renewer.renew(first, "lock" + i, "c:1", new Reports());
         }
 
         timer.advance(PERIOD);
@@ -86,7 +88,7 @@ class LeaseRenewerTest {
     @Test
     void aRenewalConfirmsTheLeaseFromItsSendTimeAndTheNextRoundWaitsForTheAnswer() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
         timer.advance(PERIOD);
         long sentAt = timer.ticker().read();
 
@@ -104,8 +106,8 @@ class LeaseRenewerTest {
     void aHoldFoundGoneIsToldOnceAndNoLongerRenewed() {
         Reports gone = new Reports();
         Reports kept = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, gone);
-        renewer.granted(first, "b", "c:2", true, 1, kept);
+        renewer.renew(first, "a", "c:1", gone);
+        renewer.renew(first, "b", "c:2", kept);
         timer.advance(PERIOD);
 
         redis.batches.get(0).answer(0L, 1L);
@@ -120,7 +122,7 @@ class LeaseRenewerTest {
     @Test
     void aFailedRoundTellsEveryHoldAndIsRetriedWithinAQuarterPeriod() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
         timer.advance(PERIOD);
 
         redis.batches.get(0).fail();
@@ -134,7 +136,7 @@ class LeaseRenewerTest {
     @Test
     void anAnswerForAHoldThatLeftMeanwhileTellsItNothing() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
         timer.advance(PERIOD);
 
         renewer.cancel(first, "a", "c:1");
@@ -147,46 +149,60 @@ class LeaseRenewerTest {
     }
 
     @Test
-    void aHoldIsRenewedExactlyWhileOneOfItsLevelsTookTheWatchdogLease() {
-        renewer.granted(first, "a", "c:1", false, 1, new Reports());
-        timer.advance(PERIOD);
-        assertEquals(0, redis.batches.size(), "a fixed lease is never renewed");
-
-        renewer.granted(first, "a", "c:1", true, 2, new Reports()); // a watchdog re-entry of the fixed hold
-        renewer.granted(first, "a", "c:1", false, 3, new Reports()); // a fixed re-entry changes nothing
-        renewer.releasing(first, "a", "c:1");
-        timer.advance(PERIOD);
-        assertEquals(1, redis.batches.size(), "renewed while the watchdog level stands");
-        redis.batches.get(0).answer(1L);
-
-        renewer.releasing(first, "a", "c:1"); // the watchdog level
-        timer.advance(PERIOD);
-        assertEquals(1, redis.batches.size(), "the fixed level underneath is not renewed");
-    }
-
-    @Test
-    void aRegistrationLastsWhileItsLeaseIsTheOneRenewedAndCancelsOnlyItself() {
+    void aRenewalLastsUntilItsRegistrationIsCancelledAndCancelsOnlyItself() {
         Reports mine = new Reports();
-        LeaseRenewer.Registration registration = renewer.register(first, "a", "c:1", mine);
+        LeaseRegistration registration = renewer.renew(first, "a", "c:1", mine);
         assertTrue(registration.isActive());
-        renewer.releasing(first, "a", "c:1");
-        assertTrue(registration.isActive(), "a pinned hold is renewed whatever its levels");
+        assertSame(registration, renewer.renew(first, "a", "c:1", mine), "renewed for the same lease: the same renewal");
 
-        LeaseRenewer.Registration again = renewer.register(first, "a", "c:1", new Reports());
-        assertFalse(again.isActive(), "the hold keeps the lease it was first registered with");
-        again.cancel();
-        assertTrue(registration.isActive(), "another registration's cancel stops nothing of this one");
-
+        LeaseRegistration later = renewer.renew(first, "a", "c:1", new Reports());
+        assertFalse(registration.isActive(), "a later lease of the same field takes the renewal over");
+        assertTrue(later.isActive());
         registration.cancel();
-        assertFalse(registration.isActive());
+        assertTrue(later.isActive(), "an earlier registration's cancel stops nothing of the later one");
+
+        later.cancel();
+        assertFalse(later.isActive());
         timer.advance(PERIOD);
         assertEquals(0, redis.batches.size());
     }
 
     @Test
+    void anAnswerForAnEarlierLeaseOfTheFieldNeverReachesTheLaterOne() {
+        Reports earlier = new Reports();
+        Reports later = new Reports();
+        renewer.renew(first, "a", "c:1", earlier);
+        timer.advance(PERIOD);
+
+        renewer.renew(first, "a", "c:1", later);
+        redis.batches.get(0).answer(0L);
+
+        assertEquals(0, earlier.foundGone, "no longer renewed for it");
+        assertEquals(0, later.foundGone, "the answer was about the earlier hold");
+        timer.advance(PERIOD);
+        assertEquals(2, redis.batches.size(), "the later hold is still renewed");
+        redis.batches.get(1).answer(1L);
+        assertEquals(1, later.confirmedUntil.size());
+        assertTrue(earlier.confirmedUntil.isEmpty());
+    }
+
+    @Test
+    void cancellingByLeaseStopsOnlyThatLeasesRenewal() {
+        Reports earlier = new Reports();
+        Reports later = new Reports();
+        renewer.renew(first, "a", "c:1", earlier);
+        LeaseRegistration renewed = renewer.renew(first, "a", "c:1", later);
+
+        renewer.cancel(first, "a", "c:1", earlier);
+        assertTrue(renewed.isActive());
+        renewer.cancel(first, "a", "c:1", later);
+        assertFalse(renewed.isActive());
+    }
+
+    @Test
     void renewNowRenewsEverythingAtOnceBesideThePeriodicRounds() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
 
         renewer.renewNow();
         timer.advance(0, TimeUnit.NANOSECONDS);
@@ -199,10 +215,10 @@ class LeaseRenewerTest {
 
     @Test
     void closeStopsEveryRenewalAndTakesNoNewHolds() {
-        renewer.granted(first, "a", "c:1", true, 1, new Reports());
+        renewer.renew(first, "a", "c:1", new Reports());
         renewer.close();
-        renewer.granted(first, "b", "c:1", true, 1, new Reports());
-        assertFalse(renewer.register(first, "c", "c:1", new Reports()).isActive());
+        renewer.renew(first, "b", "c:1", new Reports());
+        assertFalse(renewer.renew(first, "c", "c:1", new Reports()).isActive());
 
         timer.advance(PERIOD.multipliedBy(3));
         renewer.renewNow();
