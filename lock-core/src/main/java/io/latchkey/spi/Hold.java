@@ -25,11 +25,8 @@ import org.jspecify.annotations.Nullable;
  * lost at the first of that, a report of its kind (a renewal found it gone), or a call that found
  * it gone; then {@link #lost()} completes, once.
  *
- * <p>The hold keeps the one count of its levels ({@link HoldLevels}): which took the watchdog
- * lease, and so whether the watchdog renews it. A grant is entered here, then offers the
- * watchdog's renewal ({@link #renewWith}); the hold stops that renewal itself when its last
- * watchdog level's release is asked for, and when it is lost or ended. The watchdog tells the hold
- * itself of each renewal: it confirms the lease and reports the hold found gone. Thread-safe.
+ * <p>It keeps the one count of its levels ({@link HoldLevels}), and by it starts and stops its
+ * watchdog renewal; the watchdog tells the hold itself how each renewal went. Thread-safe.
  */
 public final class Hold implements RenewedLease {
 
@@ -207,11 +204,10 @@ public final class Hold implements RenewedLease {
     }
 
     /**
-     * After a grant: starts the watchdog's renewal of the hold unless it runs already or no level
-     * took the watchdog lease. The hold stops it (cancels the registration) with its last watchdog
-     * level, or when it is lost or ended.
+     * After a grant: starts the hold's watchdog renewal unless it runs or no level took the
+     * watchdog lease. The hold cancels it with its last watchdog level, or when lost or ended.
      *
-     * @param watchdog starts the watchdog's renewal of this hold, told to this hold, and answers its registration
+     * @param watchdog starts the renewal, told to this hold, and answers its registration
      */
     public synchronized void renewWith(Supplier<LeaseRegistration> watchdog) {
         if (state == State.HELD) {
@@ -220,9 +216,8 @@ public final class Hold implements RenewedLease {
     }
 
     /**
-     * The owner asks to release the innermost level, before Redis answers: the level no longer
-     * counts for renewal, so that a release whose answer is lost never leaves the hold renewed.
-     * {@link #leave()} follows once the release is answered or failed.
+     * The owner asks to release the innermost level: it stops counting for renewal before Redis
+     * answers, so a release whose answer is lost never leaves the hold renewed; {@link #leave()} follows.
      */
     public synchronized void releasing() {
         if (state == State.HELD) {
