@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.LeaseLostException;
 import io.latchkey.internal.time.ManualTicker;
 import io.latchkey.spi.Hold;
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.TryResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,36 @@ class LockHoldsTest {
         // Before: the grant was neither started nor given back, and a local grant left the
         // cohort held for an owner that did not know it held, renewed for ever.
         assertEquals(List.of("refuse"), late.calls);
+    }
+
+    @Test
+    void aReleaseStopsTheHoldsRenewalBeforeItIsSentToRedis() {
+        ScriptedProtocol protocol = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, new ManualTicker());
+        LockHolds holds = new LockHolds(protocol);
+        List<Integer> releasesSentAtCancel = new ArrayList<>();
+        holds.admit(OWNER, true, new RecordingGrant(11) {
+            @Override
+            public void start(Hold started) {
+                started.renewWith(() -> new LeaseRegistration() {
+                    private boolean active = true;
+
+                    @Override
+                    public boolean isActive() {
+                        return active;
+                    }
+
+                    @Override
+                    public void cancel() {
+                        active = false;
+                        releasesSentAtCancel.add(protocol.releases(OWNER));
+                    }
+                });
+            }
+        });
+
+        holds.release(OWNER).join();
+
+        assertEquals(List.of(0), releasesSentAtCancel, "so that a release whose answer is lost never leaves the hold renewed");
     }
 
     @Test
