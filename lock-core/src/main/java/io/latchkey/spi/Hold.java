@@ -7,6 +7,7 @@ import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,8 +23,10 @@ import org.jspecify.annotations.Nullable;
  * watches that moment: a renewal that moved it meanwhile only moves the check, and one that never
  * came (a fixed lease, or Redis unreachable) means the lease must be taken as run out. A hold is
  * lost at the first of that, a report of its kind (a renewal found it gone), or a call that found
- * it gone; then {@link #lost()} completes, once. The watchdog renews the hold itself: it confirms
- * the lease after each renewal and reports the hold found gone. Thread-safe.
+ * it gone; then {@link #lost()} completes, once.
+ *
+ * <p>It keeps the one count of its levels ({@link HoldLevels}), and by it starts and stops its
+ * watchdog renewal; the watchdog tells the hold itself how each renewal went. Thread-safe.
  */
 public final class Hold implements RenewedLease {
 
@@ -46,8 +49,8 @@ public final class Hold implements RenewedLease {
     private final CompletableFuture<Void> notice = lost.copy();
     /** Guarded by this. */
     private State state = State.HELD;
-    /** Guarded by this: grants not yet released. */
-    private int levels;
+    /** Guarded by this: grants not yet released, and the watchdog's renewal. */
+    private final HoldLevels levels = new HoldLevels();
     /** Guarded by this. */
     private long confirmedUntilNanos;
     /** Guarded by this: false until the first confirmation, since any long is a valid ticker reading. */
@@ -193,12 +196,43 @@ public final class Hold implements RenewedLease {
      * One more level, granted with a lease that Redis confirmed until {@code untilNanos}.
      *
      * @param untilNanos the grant's send time plus its lease, by the client's ticker
+     * @param watchdog true if the level took the watchdog lease
      */
-    void enter(long untilNanos) {
+    void enter(long untilNanos, boolean watchdog) {
         synchronized (this) {
-            levels++;
+            levels.enter(watchdog);
         }
         confirm(untilNanos);
+    }
+
+    /**
+     * @return true while held and one of its levels took the watchdog lease (and its release was
+     *     not asked for yet): the watchdog renews the hold exactly then, if its kind started it
+     */
+    public synchronized boolean renewed() {
+        return state == State.HELD && levels.renewed();
+    }
+
+    /**
+     * After a grant: starts the hold's watchdog renewal unless it runs or no level took the
+     * watchdog lease. The hold cancels it with its last watchdog level, or when lost or ended.
+     *
+     * @param watchdog starts the renewal, told to this hold, and answers its registration
+     */
+    public synchronized void renewWith(Supplier<LeaseRegistration> watchdog) {
+        if (state == State.HELD) {
+            levels.renewWith(watchdog);
+        }
+    }
+
+    /**
+     * The owner asks to release the innermost level: it stops counting for renewal before Redis
+     * answers, so a release whose answer is lost never leaves the hold renewed; {@link #leave()} follows.
+     */
+    public synchronized void releasing() {
+        if (state == State.HELD) {
+            levels.releasing();
+        }
     }
 
     /**
@@ -290,7 +324,7 @@ public final class Hold implements RenewedLease {
             }
             state = State.LOST;
             lossReason = how;
-            cancelCheck();
+            stopWatching();
             return true;
         }
     }
@@ -312,17 +346,17 @@ public final class Hold implements RenewedLease {
     }
 
     /**
-     * One level released.
+     * One level released, answered or failed: the one {@link #releasing()} took off, or the innermost.
      *
      * @return true if that was the last: the hold is over, and left the registry
      */
     public boolean leave() {
         synchronized (this) {
-            if (state != State.HELD || --levels > 0) {
+            if (state != State.HELD || !levels.leave()) {
                 return false;
             }
             state = State.OVER;
-            cancelCheck();
+            stopWatching();
         }
         registry.remove(this);
         return true;
@@ -332,13 +366,14 @@ public final class Hold implements RenewedLease {
     public void end() {
         synchronized (this) {
             state = State.OVER;
-            cancelCheck();
+            stopWatching();
         }
         registry.remove(this);
     }
 
-    /** Guarded by this. */
-    private void cancelCheck() {
+    /** Guarded by this: the hold no longer counts on its lease, nor renews it. */
+    private void stopWatching() {
+        levels.stopRenewal();
         if (check != null) {
             check.cancel();
             check = null;

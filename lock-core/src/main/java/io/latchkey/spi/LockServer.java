@@ -87,7 +87,9 @@ public interface LockServer {
     /**
      * Has the watchdog renew an owner's hold as a whole until cancelled or found gone, whatever
      * its levels: for kinds that manage a hold's lease themselves (RedLock, on each master).
-     * Registering a hold that is already registered only pins it: it keeps its lease.
+     * Registering a hold already registered with {@code lease} keeps that registration; one
+     * registered with another lease (an earlier hold of the owner) is renewed for {@code lease}
+     * from now on, so that the earlier registration ends.
      *
      * @param lock the lock hash
      * @param owner the owner id

@@ -118,6 +118,8 @@ final class PlainLockRedis implements CohortRedis {
 
     @Override
     public CompletableFuture<Void> releaseCohortHold(boolean requeue) {
+        // Before Redis answers: a release whose answer is lost never leaves the hold renewed.
+        stopRenewing();
         return requeue ? cohortHold.requeue(self) : cohortHold.release(self);
     }
 
@@ -143,7 +145,7 @@ final class PlainLockRedis implements CohortRedis {
 
     @Override
     public void renew(HoldReports reports) {
-        context.renewer().granted(context.executor(), plain.keys().lock(), field, true, 1, new RenewedLease() {
+        context.renewer().renew(context.executor(), plain.keys().lock(), field, new RenewedLease() {
             @Override
             public void renewed(long sentAtNanos, long untilNanos) {
                 reports.renewed(sentAtNanos, untilNanos);

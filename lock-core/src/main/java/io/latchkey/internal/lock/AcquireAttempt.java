@@ -224,7 +224,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
         if (answer.acquired()) {
             // Every grant is recorded here, also one given back below at once: the release then
             // undoes exactly this level.
-            Hold hold = holds.admit(owner, Objects.requireNonNull(answer.grant(), "an acquired result has its grant"));
+            Hold hold = holds.admit(owner, lease.renewed(), Objects.requireNonNull(answer.grant(), "an acquired result has its grant"));
             if (hold.isGivenUp()) {
                 failOnceReported(hold);
             } else {

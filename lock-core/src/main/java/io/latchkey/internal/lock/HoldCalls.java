@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * client's record of a hold in step with it: a grant's token and confirmed lease, renewals, and a
  * hold given up for lost ended in Redis too. Each call goes after the owner's earlier calls on
  * the lock, whatever its hold's field ({@link UnsettledCalls}), carries an id that the scripts
- * remember beside the hold, is settled when its answer is lost, and keeps the watchdog in step: a
- * grant's renewal records the level with its lease (the acquire loop starts it), and a level
- * stops counting for renewal the moment its release is asked for. Thread-safe.
+ * remember beside the hold, is settled when its answer is lost. A grant offers the hold the
+ * watchdog's renewal of its field ({@link Hold#renewWith}), which the hold starts and stops by
+ * its own levels. Thread-safe.
  */
 public final class HoldCalls implements CountedHolds {
 
@@ -160,11 +160,10 @@ public final class HoldCalls implements CountedHolds {
             if (answer < 0L) {
                 return CompletableFuture.completedFuture(TryResult.goneHold());
             }
-            long count = (Long) reply.get(1);
             long token = (Long) reply.get(2);
             long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
             boolean anotherClientWaits = reply.size() > 3 && (Long) reply.get(3) == 1L;
-            TryResult granted = TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos, anotherClientWaits));
+            TryResult granted = TryResult.acquired(new Granted(owner, field, token, untilNanos, anotherClientWaits));
             return acknowledgement.isEmpty() ? CompletableFuture.completedFuture(granted)
                     : replicated.acknowledged().handle((acks, failure) ->
                             checkAcknowledged(acknowledgement.get(), acks, failure, granted, hold, field))
@@ -197,8 +196,8 @@ public final class HoldCalls implements CountedHolds {
     }
 
     /**
-     * Releases the one level an unacknowledged grant added, by the release script alone: the
-     * watchdog never counted that level. A release whose answer is lost is settled later.
+     * Releases the one level an unacknowledged grant added, by the release script alone: no
+     * hold ever had that level. A release whose answer is lost is settled later.
      */
     private CompletableFuture<?> giveBack(HoldId hold, String field) {
         UnsettledCalls unsettled = context.unsettled();
@@ -225,17 +224,13 @@ public final class HoldCalls implements CountedHolds {
     private final class Granted implements TryResult.Grant {
         private final long owner;
         private final String field;
-        private final LeaseTerm lease;
-        private final long count;
         private final long token;
         private final long untilNanos;
         private final boolean anotherClientWaits;
 
-        Granted(long owner, String field, LeaseTerm lease, long count, long token, long untilNanos, boolean anotherClientWaits) {
+        Granted(long owner, String field, long token, long untilNanos, boolean anotherClientWaits) {
             this.owner = owner;
             this.field = field;
-            this.lease = lease;
-            this.count = count;
             this.token = token;
             this.untilNanos = untilNanos;
             this.anotherClientWaits = anotherClientWaits;
@@ -259,20 +254,20 @@ public final class HoldCalls implements CountedHolds {
         @Override
         public void start(Hold hold) {
             hold.onLoss((lost, mayRemainInRedis) -> {
-                context.renewer().cancel(context.executor(), lock, field);
                 if (mayRemainInRedis) {
                     endLost(owner, token);
                 }
             });
-            context.renewer().granted(context.executor(), layout.renewal(), layout.renewalKeys(), field, lease.renewed(),
-                    count, hold);
+            hold.renewWith(() -> context.renewer().renew(context.executor(), layout.renewal(), layout.renewalKeys(), field, hold));
         }
     }
 
     /**
-     * Releases one hold. The level stops counting for the watchdog at once; if Redis's answer is
-     * lost, or Redis refused it for a passing reason (a failover), the release fails with a
-     * {@link LockException} that says so, and is completed as soon as Redis can take it.
+     * Releases one hold. The caller stops the level's renewal first (a {@link Hold} with
+     * {@link Hold#releasing()}); if Redis's answer is lost, or Redis refused it for a passing
+     * reason (a failover), the release fails with a {@link LockException} that says so, and is
+     * completed as soon as Redis can take it. Once Redis answers that the owner holds nothing
+     * more, nothing renews its field any more.
      *
      * @param owner the owner id
      * @return completes when released; fails with {@link IllegalMonitorStateException} if the
@@ -300,7 +295,6 @@ public final class HoldCalls implements CountedHolds {
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
-        context.renewer().releasing(context.executor(), lock, field);
         // A requeue's mark is worth writing only with the release it belongs to: sent again later,
         // it could name a client whose owners have all left since, so it is sent as a release.
         return unsettled.afterOrSettleLater(hold, "release " + call, () -> scripts.release(field, call, mode),

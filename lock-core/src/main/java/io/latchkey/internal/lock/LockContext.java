@@ -78,7 +78,7 @@ public record LockContext(String clientId, LockConfig config, RedisExecutor exec
 
     @Override
     public LeaseRegistration register(String lock, long owner, RenewedLease lease) {
-        return renewer.register(executor, lock, field(owner), lease);
+        return renewer.renew(executor, lock, field(owner), lease);
     }
 
     @Override

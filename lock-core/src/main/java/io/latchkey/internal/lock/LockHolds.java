@@ -35,12 +35,14 @@ final class LockHolds {
     }
 
     /**
-     * Records a grant and hands it to the watchdog.
+     * Records a grant, then lets it start the hold's watchdog renewal and the like.
      *
+     * @param watchdog true if the owner asked for the watchdog lease
      * @return the hold it belongs to; a lost one if it re-entered a hold given up meanwhile
      */
-    Hold admit(long owner, TryResult.Grant grant) {
-        Hold hold = registry.granted(identity, protocol.name(), protocol.kind(), owner, grant.fencingToken(), grant.confirmedUntilNanos());
+    Hold admit(long owner, boolean watchdog, TryResult.Grant grant) {
+        Hold hold = registry.granted(identity, protocol.name(), protocol.kind(), owner, grant.fencingToken(),
+                grant.confirmedUntilNanos(), watchdog);
         if (hold.isGivenUp()) {
             grant.refuse();
         } else {
@@ -72,6 +74,9 @@ final class LockHolds {
         Hold hold = current(owner);
         if (hold != null && hold.isGivenUp()) {
             return failLost(hold);
+        }
+        if (hold != null) {
+            hold.releasing();
         }
         return protocol.release(owner).handle((ok, failure) -> {
             Throwable cause = failure == null ? null : Failures.unwrap(failure);

@@ -60,6 +60,8 @@ final class ReadSideRedis implements ShareRedis {
 
     @Override
     public CompletableFuture<Void> releaseShareHold() {
+        // Before Redis answers: a release whose answer is lost never leaves the hold renewed.
+        context.renewer().cancel(context.executor(), read.keys.lock(), field);
         return shared.release(self);
     }
 
@@ -81,8 +83,8 @@ final class ReadSideRedis implements ShareRedis {
 
     @Override
     public void renew(RenewedLease lease) {
-        context.renewer().granted(context.executor(), ReadWriteSide.RENEWAL, List.of(read.keys.lock(), read.keys.leases()),
-                field, true, 1, lease);
+        context.renewer().renew(context.executor(), ReadWriteSide.RENEWAL, List.of(read.keys.lock(), read.keys.leases()),
+                field, lease);
     }
 
     @Override

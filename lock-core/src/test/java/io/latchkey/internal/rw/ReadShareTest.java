@@ -67,7 +67,7 @@ class ReadShareTest {
     private Hold record(long owner, TryResult result) {
         assertTrue(result.acquired(), "granted: " + result);
         Hold hold = registry.granted(IDENTITY, "doc", "read", owner, result.grant().fencingToken(),
-                result.grant().confirmedUntilNanos());
+                result.grant().confirmedUntilNanos(), true);
         result.grant().start(hold);
         return hold;
     }
