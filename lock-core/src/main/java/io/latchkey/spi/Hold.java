@@ -102,14 +102,9 @@ public final class Hold implements RenewedLease {
         return confirmed ? Math.max(0, confirmedUntilNanos - nowNanos) : 0;
     }
 
-    /**
-     * Tells whether the owner's next release ends the hold, so that a lock kind can stop its
-     * renewal as that release is sent, as a plain lock's watchdog does.
-     *
-     * @return true if the hold is held with one level left
-     */
-    public synchronized boolean onLastLevel() {
-        return state == State.HELD && levels == 1;
+    /** @return true if held with every level's release asked for: a kind that renews it by other means stops now */
+    public synchronized boolean lastLevelReleasing() {
+        return state == State.HELD && levels.noneLeft();
     }
 
     /** @return the lock's kind, as events name it ({@code "plain"}, {@code "fair"}, …) */

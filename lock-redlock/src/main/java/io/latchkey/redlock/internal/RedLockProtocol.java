@@ -228,7 +228,7 @@ public final class RedLockProtocol implements LockProtocol {
     public CompletableFuture<Void> release(long owner) {
         Hold hold = holdRegistry.find(identity, owner);
         QuorumLease quorum = QuorumLease.of(hold);
-        if (quorum != null && hold != null && hold.onLastLevel()) {
+        if (quorum != null && hold != null && hold.lastLevelReleasing()) {
             // The last level stops counting for the watchdog as its release is sent, as a plain
             // lock's does: a renewal queued behind the release on a master finds the hold gone,
             // which is the owner's release, not a lost lease.
