@@ -102,9 +102,9 @@ public final class Hold implements RenewedLease {
         return confirmed ? Math.max(0, confirmedUntilNanos - nowNanos) : 0;
     }
 
-    /** @return true if held with every level's release asked for: a kind that renews it by other means stops now */
-    public synchronized boolean lastLevelReleasing() {
-        return state == State.HELD && levels.noneLeft();
+    /** @return true if held with no watchdog level left unreleased: a kind that renews it by other means stops now */
+    public synchronized boolean watchdogLevelsReleasing() {
+        return state == State.HELD && !levels.renewed();
     }
 
     /** @return the lock's kind, as events name it ({@code "plain"}, {@code "fair"}, …) */

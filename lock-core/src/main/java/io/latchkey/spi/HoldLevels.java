@@ -69,11 +69,6 @@ final class HoldLevels {
         return levels.isEmpty() && releasing == 0;
     }
 
-    /** @return true if every level's release was asked for (answered or not) */
-    boolean noneLeft() {
-        return levels.isEmpty();
-    }
-
     /** The hold is over or lost: nothing renews it any more. */
     void stopRenewal() {
         if (renewal != null) {

@@ -10,6 +10,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
+import io.latchkey.LockHold;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
@@ -212,6 +213,19 @@ class RedLockTest {
         lock.unlock();
         // An unlock returns once a majority released; the last master may answer a moment later.
         await().atMost(Duration.ofSeconds(5)).until(() -> masters.mastersHolding(name).isEmpty());
+    }
+
+    @Test
+    void aWatchdogReEntryReleasedOverAFixedLeaseStopsRenewingSoTheFixedLeaseRunsOut() {
+        DistributedLock lock = masters.client(masters.config(COMMAND_TIMEOUT, ATTEMPT_TIMEOUT, WATCHDOG_TIMEOUT).build())
+                .getRedLock(name);
+        LockHold outer = lock.acquire(Duration.ofSeconds(2));
+        LockHold inner = lock.acquire();
+        inner.close();
+        // As a plain lock: the watchdog renewed the hold only while the watchdog level lasted;
+        // the masters' keys run out with the fixed lease, or at most one watchdog lease after the inner release.
+        within(Duration.ofSeconds(2).plus(WATCHDOG_TIMEOUT).plusSeconds(2)).until(() -> masters.mastersHolding(name).isEmpty());
+        await().atMost(Duration.ofSeconds(5)).until(() -> outer.leaseLost().isDone());
     }
 
     @Test

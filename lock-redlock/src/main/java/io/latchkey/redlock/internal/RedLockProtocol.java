@@ -228,10 +228,11 @@ public final class RedLockProtocol implements LockProtocol {
     public CompletableFuture<Void> release(long owner) {
         Hold hold = holdRegistry.find(identity, owner);
         QuorumLease quorum = QuorumLease.of(hold);
-        if (quorum != null && hold != null && hold.lastLevelReleasing()) {
-            // The last level stops counting for the watchdog as its release is sent, as a plain
+        if (quorum != null && hold != null && hold.watchdogLevelsReleasing()) {
+            // The last watchdog level stops the renewals as its release is sent, as a plain
             // lock's does: a renewal queued behind the release on a master finds the hold gone,
-            // which is the owner's release, not a lost lease.
+            // which is the owner's release, not a lost lease; and a fixed-lease level left under
+            // it runs out at its own end.
             quorum.stopAtRelease();
         }
         QuorumLease renewed = quorum == null || quorum.isOver() ? null : quorum;
