@@ -13,6 +13,7 @@ import io.latchkey.LockException;
 import io.latchkey.LockHold;
 import io.latchkey.TimingBound;
 import io.latchkey.contract.CriticalSection;
+import io.latchkey.contract.HotContenders;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -28,7 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -210,26 +210,7 @@ class RedLockHandOffTest {
     void aWaiterOfAnotherClientGetsTheRedLockWithinTheBoundWhileThisClientsThreadsKeepContending() throws Exception {
         DistributedLock hot = client(builder -> builder.localHandOff(1_000_000, Duration.ofMillis(100))).getRedLock(name);
         DistributedLock remote = client(LockConfig.Builder::localHandOff).getRedLock(name);
-        AtomicBoolean stop = new AtomicBoolean();
-        List<Future<?>> contenders = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            contenders.add(threads.submit(() -> {
-                while (!stop.get()) {
-                    hot.lock();
-                    try {
-                        Thread.sleep(1);
-                    } finally {
-                        hot.unlock();
-                    }
-                }
-                return null;
-            }));
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (handOffs.size() < 20) {
-            assertTrue(System.nanoTime() < deadline, "no local hand-offs under contention: " + handOffs.size());
-            Thread.sleep(5);
-        }
+        HotContenders contenders = HotContenders.start(threads, 4, hot, handOffs, () -> Thread.sleep(1));
         try {
             for (int round = 0; round < 5; round++) {
                 long started = System.nanoTime();
@@ -240,11 +221,9 @@ class RedLockHandOffTest {
                 assertTrue(waitedMillis < 1_500, "the other client waited " + waitedMillis + " ms, bound 100 ms");
             }
         } finally {
-            stop.set(true);
+            contenders.stop();
         }
-        for (Future<?> contender : contenders) {
-            contender.get(10, TimeUnit.SECONDS);
-        }
+        contenders.awaitStopped();
     }
 
     @Test
