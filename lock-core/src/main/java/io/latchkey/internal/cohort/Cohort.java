@@ -111,8 +111,7 @@ final class Cohort {
                 return CompletableFuture.completedFuture(TryResult.acquired(
                         new LocalGrant(losses(), owner, budget.token(), budget.confirmedUntilNanos(), true)));
             }
-            // Every try goes after a withdrawal of the client's mark in flight, which would else
-            // delete the mark the try sets.
+            // Every try goes after a withdrawal of the client's mark in flight, else it deletes the try's mark.
             after = markWithdrawal.inFlight();
             if (heldToken != 0 || !lease.renewed()) {
                 // A hold of the owner's own in Redis, or a fixed lease: only Redis can grant it.
