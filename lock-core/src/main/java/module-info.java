@@ -25,16 +25,6 @@ module io.latchkey.core {
     exports io.latchkey;
     // What a lock kind in another module builds on (see its package-info), to the two friends only.
     exports io.latchkey.spi to io.latchkey.fair, io.latchkey.redlock;
-    // Still exported, until the SPI offers narrow entry points for them:
-    // - internal.lock: the kinds are built on the plain lock's machinery, reached through its
-    //   LockContext (a record of the client's shared parts), served by LockFacade; the fair lock
-    //   reuses ReentrantLockProtocol, HoldCalls, HoldScripts and LockKeys, RedLock drives each
-    //   master's ReentrantLockProtocol.
-    // - internal.redis: the kinds run their scripts through RedisExecutor (fair's replicated
-    //   acquire through RedisExecutor.Replicated), and RedLock words its failures with
-    //   LockExceptions, Failures and Redaction.
-    exports io.latchkey.internal.lock to io.latchkey.fair, io.latchkey.redlock;
-    exports io.latchkey.internal.redis to io.latchkey.fair, io.latchkey.redlock;
 
     uses io.latchkey.spi.LockKindProvider;
 }

@@ -24,6 +24,11 @@ public final class Main {
         check(!core.isExported("io.latchkey.internal.client"), "the internals are not exported to the application");
         check(ModuleLayer.boot().findModule("io.latchkey.fair").isPresent(), "io.latchkey.fair was resolved by service binding");
         check(ModuleLayer.boot().findModule("io.latchkey.redlock").isPresent(), "io.latchkey.redlock was resolved by service binding");
+        for (String kind : new String[] {"io.latchkey.fair", "io.latchkey.redlock"}) {
+            Module friend = ModuleLayer.boot().findModule(kind).orElseThrow();
+            check(core.getPackages().stream().filter(name -> name.startsWith("io.latchkey.internal."))
+                    .noneMatch(name -> core.isExported(name, friend)), "no internal package is exported to " + kind + ", only the SPI");
+        }
 
         LockConfig config = LockConfig.builder().address(args[0]).redLockAddresses(args[0], args[1], args[2]).build();
         try (LockClient client = LockClient.create(config)) {

@@ -20,8 +20,10 @@ import java.util.Objects;
  * block of fencing tokens). Clients
  * with local hand-off off are not seen as waiting: give every client of a lock the same
  * setting. On by default with {@link #DEFAULT}; {@link LockConfig.Builder#noLocalHandOff()} turns
- * it off. Only plain locks taken with the watchdog lease are passed on locally; fixed leases,
- * fair locks and RedLocks go through Redis as always.
+ * it off. Plain locks and a client's RedLocks taken with the watchdog lease are passed on
+ * locally (a RedLock's quorum hold, with its lease as confirmed by a majority), and a
+ * read-write lock's readers of one client share one read hold in Redis within the same bounds;
+ * fixed leases, fair locks and {@code RedLock.of} go through Redis as always.
  *
  * @param maxHandOffs the most local hand-offs per Redis hold while another client waits; 1 to
  *     1,000,000

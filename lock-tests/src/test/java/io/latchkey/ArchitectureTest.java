@@ -29,6 +29,10 @@ class ArchitectureTest {
     private static final DescribedPredicate<JavaClass> API_WAYS_IN = DescribedPredicate.describe("the factory or the redaction",
             type -> type.getName().equals("io.latchkey.internal.client.DefaultLockClient")
                     || type.getName().equals("io.latchkey.internal.redis.Redaction"));
+    /** The SPI's bridges to lock-core's facade, failure wording and cohorts, which serve the kinds without showing them any of these. */
+    private static final DescribedPredicate<JavaClass> SPI_WAYS_IN = DescribedPredicate.describe("the facade, the failure wording or the cohorts",
+            type -> type.getName().equals("io.latchkey.spi.LockFacades") || type.getName().equals("io.latchkey.spi.KindFailures")
+                    || type.getName().equals("io.latchkey.spi.LocalHandOffs"));
 
     @BeforeAll
     static void importMainCode() {
@@ -57,28 +61,27 @@ class ArchitectureTest {
     @Test
     void noPackageDependsOnAnotherInACycle() {
         // Every package, the API's too, apart from the API's two ways in (its factory and the
-        // redaction of addresses), which the rule below keeps to those two, and the SPI's two
-        // ways back into internal.lock (KindContext hands a kind the plain lock's LockContext,
-        // LockProtocol.plainLock answers its ReentrantLockProtocol), until those become SPI types.
+        // redaction of addresses), which the rule below keeps to those two, and the SPI's three
+        // bridges into the internals (LockFacades serves a kind's protocol with the one facade,
+        // KindFailures words and types failures as lock-core does, LocalHandOffs gives a
+        // composite of plain locks the cohorts), which a kind calls instead of reaching the
+        // internal classes behind them.
         slices().matching("io.(**)").should().beFreeOfCycles()
                 .ignoreDependency(JavaClass.Predicates.resideInAPackage("io.latchkey"), API_WAYS_IN)
-                .ignoreDependency(JavaClass.Predicates.resideInAPackage("io.latchkey.spi"),
-                        JavaClass.Predicates.resideInAPackage("io.latchkey.internal.lock"))
+                .ignoreDependency(SPI_WAYS_IN, JavaClass.Predicates.resideInAPackage("io.latchkey.internal.."))
                 .check(main);
     }
 
     @Test
     void theKindsInOtherModulesReachLockCoreOnlyThroughTheSpiAndThePublicApi() {
-        // Also on the class path, where nothing enforces the exports; and so keeps the kinds from
-        // the cohort, the multi-lock and the other kinds' machinery. internal.lock and
-        // internal.redis are still exported to the kinds until the SPI offers narrow entry points
-        // for what they take from them (lock-core's module-info says which and why).
+        // Also on the class path, where nothing enforces the exports: lock-core exports only the
+        // API and the SPI, so no class of lock-core's internal packages may be reached from a kind.
         String[] kinds = {FAIR, REDLOCK};
         noClasses().that().resideInAnyPackage(kinds)
                 .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.latchkey..")
                         .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage(kinds)))
                         .and(DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("io.latchkey",
-                                "io.latchkey.spi", "io.latchkey.internal.lock", "io.latchkey.internal.redis"))))
+                                "io.latchkey.spi"))))
                 .check(main);
     }
 
@@ -94,9 +97,11 @@ class ArchitectureTest {
 
     @Test
     void noLayerBelowTheCohortKnowsIt() {
+        // Apart from the SPI's bridge that gives a composite of plain locks (RedLock) the cohorts.
         noClasses().that().resideInAnyPackage("io.latchkey.internal.lock..", "io.latchkey.spi..",
                         "io.latchkey.internal.redis..", "io.latchkey.internal.watchdog..", "io.latchkey.internal.wakeup..",
                         "io.latchkey.internal.time..")
+                .and(DescribedPredicate.not(SPI_WAYS_IN))
                 .should().dependOnClassesThat().resideInAPackage("io.latchkey.internal.cohort..").check(main);
     }
 

@@ -85,6 +85,11 @@ public final class ExclusionCheck {
         acquisitions.increment();
     }
 
+    /** @return the exclusive acquisitions counted so far: the writers', and every plain lock's */
+    public long exclusiveAcquisitions() {
+        return acquisitions.sum() - sharedAcquisitions.sum();
+    }
+
     /** @return the acquisitions counted so far, shared ones included */
     public long acquisitions() {
         return acquisitions.sum();

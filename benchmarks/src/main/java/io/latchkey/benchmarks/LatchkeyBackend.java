@@ -19,7 +19,7 @@ final class LatchkeyBackend implements LockBackend {
     private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
 
     /**
-     * The system property that turns the plain locks' local hand-off (issue 13) off when
+     * The system property that turns the local hand-off of plain locks (issue 13) and RedLocks off when
      * {@code false}, to measure the library without it; the suite passes it on to every JVM.
      */
     static final String LOCAL_HAND_OFF_PROPERTY = "latchkey.localHandOff";
@@ -78,8 +78,8 @@ final class LatchkeyBackend implements LockBackend {
     @Override
     public synchronized BenchLock red(String name) {
         if (redClient == null) {
-            redClient = LockClient.create(config()
-                    .redLockAddresses(BenchEnvironment.redLockUris().toArray(String[]::new)).build());
+            LockConfig.Builder red = config().redLockAddresses(BenchEnvironment.redLockUris().toArray(String[]::new));
+            redClient = LockClient.create((LOCAL_HAND_OFF ? red : red.noLocalHandOff()).build());
         }
         try {
             return new Lock(redClient.getRedLock(name));

@@ -9,8 +9,10 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
- * One thread, lock+unlock of a RedLock over three independent masters: Latchkey's
- * {@code getRedLock}, Redisson's {@code RedissonRedLock} over one client per master.
+ * Lock+unlock of a RedLock over three independent masters: Latchkey's {@code getRedLock},
+ * Redisson's {@code RedissonRedLock} over one client per master. The suite runs it with one
+ * thread ({@code redlock}) and with 8 threads on one hot RedLock ({@code redlock-8}, JMH's
+ * {@code -t}), where Latchkey's local hand-off passes the quorum hold between the threads.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

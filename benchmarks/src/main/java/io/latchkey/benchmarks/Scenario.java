@@ -122,13 +122,21 @@ final class Scenario {
                         OptionalDouble.of(2.5), "acquisitions").withSpring(),
                 fair(8), fair(32),
                 fairQueue(1), fairQueue(100), fairQueue(1000),
-                // The read-write lock is in lock-core, as the plain lock is. The issue sets no target.
+                // The read-write lock is in lock-core, as the plain lock is. Issue 28 (shared reads
+                // at local speed) sets ≥ 6× for one JVM; the two-JVM row reports.
                 new Scenario("read-write-8", "read-write lock, 8 threads, 90 % reads",
                         ReadWriteBenchmark.class, "readMostly", 8, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
+                        OptionalDouble.of(6), "acquisitions"),
+                new Scenario("read-write-two-jvms", "read-write lock, 2 JVMs × 8 threads, 90 % reads",
+                        TwoJvmReadWriteBenchmark.class, "readMostly", 8, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
                         none, "acquisitions"),
                 new Scenario("redlock", "RedLock over 3 masters, lock()+unlock(), 1 thread",
                         RedLockBenchmark.class, "lockUnlock", 1, Map.of(), Kind.RED, Shape.THROUGHPUT,
                         OptionalDouble.of(4), "acquisitions"),
+                // Issue 28: a hot RedLock, which local hand-off passes between the JVM's threads.
+                new Scenario("redlock-8", "one hot RedLock over 3 masters, 8 threads in one JVM",
+                        RedLockBenchmark.class, "lockUnlock", 8, Map.of(), Kind.RED, Shape.THROUGHPUT,
+                        OptionalDouble.of(8), "acquisitions"),
                 semaphore(8), semaphore(16),
                 new Scenario("watchdog", "watchdog: 10,000 locks held",
                         WatchdogBenchmark.class, "holdAll", 1, Map.of(), Kind.PLAIN, Shape.WATCHDOG,

@@ -10,6 +10,7 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -22,15 +23,21 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code begin} and {@code end} (no answer) open and close a measured window for the wait times;
  * {@code waits} answers {@code <count> <p50> <p99> <p99.9>} (nanoseconds) of the waits in the
  * measured windows so far; {@code stop} (or the end of input) stops the threads and answers
- * {@code stopped <acquisitions> <ok|failure>}, then the process exits.
+ * {@code stopped <acquisitions> <exclusive acquisitions> <ok|failure>}, then the process exits.
  *
- * <p>Arguments: {@code library lockName threads sharedCounterFile}. Redis comes from
- * {@link BenchEnvironment#REDIS}.
+ * <p>Arguments: {@code library lockName threads sharedCounterFile [plain|read-write]}: the plain
+ * lock (the default), or a read-write lock taken nine times in ten to read, as
+ * {@link TwoJvmReadWriteBenchmark}'s threads take it; the fairness count then counts the writes.
+ * Redis comes from {@link BenchEnvironment#REDIS}.
  */
 public final class SecondJvmContender {
 
     /** This JVM's number in the {@link SharedCounter}'s fairness count; the JMH JVM is 0. */
     static final int SECOND_JVM = 1;
+    /** The last argument that has the threads take a read-write lock. */
+    static final String READ_WRITE = "read-write";
+    /** One acquisition in this many writes, as in {@link ReadWriteBenchmark}. */
+    static final int WRITE_EVERY = 10;
 
     private SecondJvmContender() {
     }
@@ -40,9 +47,10 @@ public final class SecondJvmContender {
      * @throws Exception if the contender cannot start; the parent sees the process end
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 4) {
-            throw new IllegalArgumentException("usage: SecondJvmContender library lockName threads sharedCounterFile");
+        if (args.length != 4 && args.length != 5) {
+            throw new IllegalArgumentException("usage: SecondJvmContender library lockName threads sharedCounterFile [plain|read-write]");
         }
+        boolean readWrite = args.length == 5 && args[4].equals(READ_WRITE);
         Library library = Library.of(args[0]);
         String lockName = args[1];
         int threads = Integer.parseInt(args[2]);
@@ -50,15 +58,19 @@ public final class SecondJvmContender {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
         LongAdder acquisitions = new LongAdder();
+        LongAdder exclusive = new LongAdder();
         Waits waits = new Waits();
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
         try (LockBackend backend = library.open(Duration.ofSeconds(30))) {
-            BenchLock lock = backend.plain(lockName);
+            // The plain lock is taken as a write side with no read side.
+            LockBackend.ReadWrite sides = readWrite ? backend.readWrite(lockName) : null;
+            Sides lock = sides != null ? new Sides(sides.read(), sides.write()) : new Sides(null, backend.plain(lockName));
             try {
                 for (int i = 0; i < threads; i++) {
-                    Thread worker = new Thread(() -> contend(lock, shared, running, acquisitions, waits, failure), "second-jvm-" + i);
+                    Counts counts = new Counts(acquisitions, exclusive, waits);
+                    Thread worker = new Thread(() -> contend(lock, shared, running, counts, failure), "second-jvm-" + i);
                     worker.start();
                     workers.add(worker);
                 }
@@ -75,7 +87,8 @@ public final class SecondJvmContender {
             }
         }
         Throwable end = failure.get();
-        out.println("stopped " + acquisitions.sum() + " " + (end == null ? "ok" : String.valueOf(end).replace('\n', ' ')));
+        out.println("stopped " + acquisitions.sum() + " " + exclusive.sum() + " "
+                + (end == null ? "ok" : String.valueOf(end).replace('\n', ' ')));
     }
 
     /** Answers the parent's lines until {@code stop} or the end of input. */
@@ -118,23 +131,49 @@ public final class SecondJvmContender {
         }
     }
 
-    private static void contend(BenchLock lock, SharedCounter shared, AtomicBoolean running, LongAdder acquisitions,
-            Waits waits, AtomicReference<Throwable> failure) {
+    /**
+     * The locks the workers take.
+     *
+     * @param read the read side, or null for the plain lock
+     * @param write the write side, or the plain lock
+     */
+    private record Sides(BenchLock read, BenchLock write) {
+    }
+
+    /** What the workers count. */
+    private record Counts(LongAdder acquisitions, LongAdder exclusive, Waits waits) {
+    }
+
+    /** Takes the lock in a loop: the write side (or the plain lock) exclusively, the read side shared. */
+    private static void contend(Sides lock, SharedCounter shared, AtomicBoolean running, Counts counts,
+            AtomicReference<Throwable> failure) {
         try {
             while (running.get()) {
-                shared.waiting(SECOND_JVM);
+                boolean reading = lock.read() != null && ThreadLocalRandom.current().nextInt(WRITE_EVERY) != 0;
+                if (!reading) {
+                    shared.waiting(SECOND_JVM);
+                }
+                BenchLock taken = reading ? lock.read() : lock.write();
                 long began = System.nanoTime();
-                lock.lock();
+                taken.lock();
                 long waited = System.nanoTime() - began;
                 try {
-                    shared.granted(SECOND_JVM);
-                    shared.enter();
-                    shared.exit();
+                    if (reading) {
+                        shared.enterShared();
+                        shared.exitShared();
+                    } else {
+                        shared.granted(SECOND_JVM);
+                        shared.enter();
+                        shared.exit();
+                    }
                 } finally {
-                    lock.unlock();
+                    taken.unlock();
                 }
-                acquisitions.increment();
-                waits.record(waited);
+                counts.acquisitions().increment();
+                if (!reading) {
+                    counts.exclusive().increment();
+                }
+                counts.waits().record(waited);
             }
         } catch (RuntimeException e) {
             failure.compareAndSet(null, e);

@@ -15,7 +15,9 @@ import java.nio.file.StandardOpenOption;
  * that every contending process maps into memory, so all of them see the same bytes. The holder
  * count is changed atomically and catches an overlap as it happens; the counter is read and
  * written back non-atomically, so overlapping holders lose increments and the final count falls
- * short of the acquisitions of all processes. Thread-safe, and process-safe by the same means.
+ * short of the acquisitions of all processes. Readers of a read-write lock count themselves apart
+ * ({@link #enterShared()}): a reader and a writer inside at once are caught as they happen, and
+ * the counter counts the writers. Thread-safe, and process-safe by the same means.
  *
  * <p>It also tracks fairness between two JVMs (numbered 0 and 1): each JVM's threads count
  * themselves as waiting while in {@code lock()} ({@link #waiting}, {@link #granted}), and each
@@ -33,6 +35,7 @@ final class SharedCounter {
     private static final int RUN = 24;
     private static final int LONGEST_RUN = 32;
     private static final int WAITING = 40;
+    private static final int READERS = 56;
     private static final int SIZE = 64;
 
     private final MappedByteBuffer memory;
@@ -67,6 +70,30 @@ final class SharedCounter {
             LONGS.getAndAdd(memory, HOLDERS, -1L);
             throw new IllegalStateException("MUTUAL EXCLUSION VIOLATED: two holders in different threads or JVMs at once");
         }
+        if ((long) LONGS.getVolatile(memory, READERS) != 0) {
+            LONGS.getAndAdd(memory, HOLDERS, -1L);
+            throw new IllegalStateException("MUTUAL EXCLUSION VIOLATED: a writer and a reader in different threads or JVMs at once");
+        }
+    }
+
+    /**
+     * The caller holds a read lock: counts it as a reader. A writer that enters checks the readers
+     * after counting itself, a reader the writers after counting itself, so one of two that overlap
+     * sees the other.
+     *
+     * @throws IllegalStateException if a writer, in any process, is inside right now
+     */
+    void enterShared() {
+        LONGS.getAndAdd(memory, READERS, 1L);
+        if ((long) LONGS.getVolatile(memory, HOLDERS) != 0) {
+            LONGS.getAndAdd(memory, READERS, -1L);
+            throw new IllegalStateException("MUTUAL EXCLUSION VIOLATED: a reader and a writer in different threads or JVMs at once");
+        }
+    }
+
+    /** The reader is about to release the read lock. */
+    void exitShared() {
+        LONGS.getAndAdd(memory, READERS, -1L);
     }
 
     /** The caller is about to release the lock. */
@@ -122,7 +149,7 @@ final class SharedCounter {
         return WAITING + 8 * jvm;
     }
 
-    /** @return the counter: acquisitions of every process, if mutual exclusion held */
+    /** @return the counter: exclusive acquisitions of every process, if mutual exclusion held */
     long count() {
         return (long) LONGS.getVolatile(memory, COUNTER);
     }

@@ -149,7 +149,7 @@ final class SuiteReport {
             f -> bothJvms(OptionalDouble.of(f.score), f.metrics), true);
 
     private static Measure throughput(Scenario scenario) {
-        return scenario.benchmarkClass == TwoJvmBenchmark.class ? BOTH_JVMS : SCORE;
+        return TwoJvmBenchmark.class.isAssignableFrom(scenario.benchmarkClass) ? BOTH_JVMS : SCORE;
     }
 
     // ---- per scenario ------------------------------------------------------------------------
@@ -159,7 +159,7 @@ final class SuiteReport {
                 "target");
         String one = scenario.unit.substring(0, scenario.unit.length() - 1);
         Measure throughput = throughput(scenario);
-        boolean twoJvms = scenario.benchmarkClass == TwoJvmBenchmark.class;
+        boolean twoJvms = TwoJvmBenchmark.class.isAssignableFrom(scenario.benchmarkClass);
         estimateRow(table, scenario, byLibrary, twoJvms ? "acquisitions/s, both JVMs" : scenario.unit + "/s (JMH)",
                 throughput, true, TextTable::count, throughputTarget(scenario, byLibrary));
         if (twoJvms) {

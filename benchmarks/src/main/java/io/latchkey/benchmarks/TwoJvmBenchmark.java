@@ -35,11 +35,12 @@ public class TwoJvmBenchmark extends LockBenchmark {
 
     private static final long ANSWER_TIMEOUT_SECONDS = 60;
     /** This JVM's number in the {@link SharedCounter}'s fairness count. */
-    private static final int FIRST_JVM = 0;
+    static final int FIRST_JVM = 0;
 
     private BenchLock lock;
     private Path sharedFile;
-    private SharedCounter shared;
+    /** The check of both JVMs' holders, which the subclass's threads count into too. */
+    protected SharedCounter shared;
     /** One pass through the counter both JVMs map; made once, so the hot path allocates nothing. */
     private final Runnable sharedPass = () -> {
         shared.granted(FIRST_JVM);
@@ -50,13 +51,28 @@ public class TwoJvmBenchmark extends LockBenchmark {
     private PrintStream toSecond;
     private BufferedReader fromSecond;
     private long secondTotal = -1;
+    private long secondExclusive = -1;
     private long longestRun;
     private String secondWaits;
 
+    /** @return the second JVM's last argument: which lock its threads take, and how */
+    protected String secondJvmMode() {
+        return "plain";
+    }
+
+    /**
+     * Takes this scenario's lock in this JVM.
+     *
+     * @param name the lock's name, which the second JVM takes too
+     */
+    protected void openLocalLock(String name) {
+        lock = backend.plain(name);
+    }
+
     @Override
     protected void openLocks() {
-        String name = "bench:two-jvms:" + library;
-        lock = backend.plain(name);
+        String name = "bench:two-jvms:" + secondJvmMode() + ":" + library;
+        openLocalLock(name);
         try {
             sharedFile = Files.createTempFile("latchkey-bench-counter-", ".bin");
         } catch (IOException e) {
@@ -80,7 +96,8 @@ public class TwoJvmBenchmark extends LockBenchmark {
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-D" + LatchkeyBackend.LOCAL_HAND_OFF_PROPERTY + "=" + LatchkeyBackend.LOCAL_HAND_OFF,
                 "-cp", System.getProperty("java.class.path"),
-                SecondJvmContender.class.getName(), library, name, Integer.toString(threads), sharedFile.toString());
+                SecondJvmContender.class.getName(), library, name, Integer.toString(threads), sharedFile.toString(),
+                secondJvmMode());
         try {
             second = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         } catch (IOException e) {
@@ -129,18 +146,19 @@ public class TwoJvmBenchmark extends LockBenchmark {
             toSecond.println("waits");
             secondWaits = answer();
             toSecond.println("stop");
-            String[] stopped = answer().split(" ", 3);
-            if (stopped.length < 3 || !stopped[0].equals("stopped")) {
+            String[] stopped = answer().split(" ", 4);
+            if (stopped.length < 4 || !stopped[0].equals("stopped")) {
                 throw new IllegalStateException("the second JVM did not stop cleanly: " + String.join(" ", stopped));
             }
             secondTotal = Long.parseLong(stopped[1]);
-            if (!stopped[2].equals("ok")) {
-                throw new IllegalStateException("the second JVM failed: " + stopped[2]);
+            secondExclusive = Long.parseLong(stopped[2]);
+            if (!stopped[3].equals("ok")) {
+                throw new IllegalStateException("the second JVM failed: " + stopped[3]);
             }
-            long both = exclusion.acquisitions() + secondTotal;
+            long both = exclusion.exclusiveAcquisitions() + secondExclusive;
             if (shared.count() != both) {
                 throw new IllegalStateException("MUTUAL EXCLUSION VIOLATED across JVMs: the shared counter is "
-                        + shared.count() + " but the two JVMs acquired " + both + " times");
+                        + shared.count() + " but the two JVMs acquired " + both + " times exclusively");
             }
         } finally {
             second.destroy();

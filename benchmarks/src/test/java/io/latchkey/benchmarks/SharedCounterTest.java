@@ -55,6 +55,25 @@ class SharedCounterTest {
     }
 
     @Test
+    void readersOfEitherJvmShareButAReaderAndAWriterInsideAtOnceAreCaught() {
+        Path file = dir.resolve("counter");
+        SharedCounter first = SharedCounter.map(file);
+        SharedCounter second = SharedCounter.map(file);
+        first.enterShared();
+        second.enterShared();
+        assertThrows(IllegalStateException.class, first::enter, "a writer while two read");
+        first.exitShared();
+        second.exitShared();
+
+        second.enter();
+        assertThrows(IllegalStateException.class, first::enterShared, "a reader while one writes");
+        second.exit();
+        first.enterShared();
+        first.exitShared();
+        assertEquals(2, first.count(), "every writer that entered is counted, the readers not");
+    }
+
+    @Test
     void onlyTwoJvms() {
         SharedCounter counter = SharedCounter.map(dir.resolve("counter"));
         assertThrows(IllegalArgumentException.class, () -> counter.waiting(2));

@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,7 @@ class FaultHarnessTest {
     private static final int VERDICT = 12;
 
     @Test
+    @Tag("fault-runs")
     @Timeout(240)
     void everyFaultOnceWithoutAViolationBeyondItsKnownLimits() {
         Output output = run("--workers", "3", "--threads", "2", "--phase", "3s");
@@ -45,6 +47,7 @@ class FaultHarnessTest {
     }
 
     @Test
+    @Tag("fault-runs")
     @Timeout(180)
     void sentinelFailoversKeepEverythingButTheirKnownLimitsAlsoToALaggingReplica() {
         Output output = run("--topology", "sentinel", "--workers", "2", "--threads", "2",
@@ -56,6 +59,7 @@ class FaultHarnessTest {
 
     /** The checks can fail: a lease shorter than the critical sections lets holders overlap. */
     @Test
+    @Tag("fault-runs")
     @Timeout(120)
     void aLeaseShorterThanTheCriticalSectionsFailsTheRunWithOverlapsThatFencingRefuses() throws IOException {
         Output output = run("--workers", "2", "--threads", "2", "--locks", "1", "--fixed-lease", "100ms",

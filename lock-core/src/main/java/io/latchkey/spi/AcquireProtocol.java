@@ -1,14 +1,12 @@
 package io.latchkey.spi;
 
-import io.latchkey.spi.HoldRegistry;
-import io.latchkey.spi.Ticker;
-import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
- * What the one acquire loop ({@link io.latchkey.internal.lock.AcquireAttempt}) needs of a lock kind: one try, one release,
+ * What the one acquire loop (lock-core's {@code AcquireAttempt}) needs of a lock kind: one try, one release,
  * giving up, and wake-ups. The waiting, retrying, cancelling, renewing and blocking around them is
  * the loop's and the facade's, the same for every kind, so a new kind (a read-write lock, a
  * semaphore) implements this and nothing in the loop changes. Implementations are thread-safe
@@ -61,7 +59,7 @@ public interface AcquireProtocol {
      * @return wake-ups ready at once, without a round trip, if others here already wait for this
      *     lock; else null, and {@link #wakeups} is used once a try has failed
      */
-    default Wakeups wakeupsIfWaitedFor(long owner) {
+    default @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return null;
     }
 
@@ -81,7 +79,7 @@ public interface AcquireProtocol {
      *     grant made before that try ran, or of one too close to running out to enter without a
      *     round trip)
      */
-    default TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, long queuedMark) {
+    default @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, long queuedMark) {
         return null;
     }
 
@@ -106,17 +104,17 @@ public interface AcquireProtocol {
 
     /**
      * @return the client's timer, on which the acquire loop tries again after a short outage
-     *     ({@link io.latchkey.internal.lock.ShortOutage}); null only where nothing schedules such tries (some tests), and
+     *     (lock-core's {@code ShortOutage}); null only where nothing schedules such tries (some tests), and
      *     then a failed try ends the attempt at once
      */
-    default Timer timer() {
+    default @Nullable Timer timer() {
         return null;
     }
 
     /**
      * @return how long one try may take: the command timeout of the client (for a RedLock, the
      *     longest attempt timeout of its masters). It is also how long {@code lock()} and a zero
-     *     wait try again through a short outage ({@link io.latchkey.internal.lock.ShortOutage})
+     *     wait try again through a short outage (lock-core's {@code ShortOutage})
      */
     default Duration commandTimeout() {
         return Duration.ZERO;

@@ -7,8 +7,10 @@ import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One owner's hold of one lock, as this client knows it: from the first grant to the last release,
@@ -21,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * watches that moment: a renewal that moved it meanwhile only moves the check, and one that never
  * came (a fixed lease, or Redis unreachable) means the lease must be taken as run out. A hold is
  * lost at the first of that, a report of its kind (a renewal found it gone), or a call that found
- * it gone; then {@link #lost()} completes, once. The watchdog renews the hold itself: it confirms
- * the lease after each renewal and reports the hold found gone. Thread-safe.
+ * it gone; then {@link #lost()} completes, once.
+ *
+ * <p>It keeps the one count of its levels ({@link HoldLevels}), and by it starts and stops its
+ * watchdog renewal; the watchdog tells the hold itself how each renewal went. Thread-safe.
  */
 public final class Hold implements RenewedLease {
 
@@ -45,20 +49,20 @@ public final class Hold implements RenewedLease {
     private final CompletableFuture<Void> notice = lost.copy();
     /** Guarded by this. */
     private State state = State.HELD;
-    /** Guarded by this: grants not yet released. */
-    private int levels;
+    /** Guarded by this: grants not yet released, and the watchdog's renewal. */
+    private final HoldLevels levels = new HoldLevels();
     /** Guarded by this. */
     private long confirmedUntilNanos;
     /** Guarded by this: false until the first confirmation, since any long is a valid ticker reading. */
     private boolean confirmed;
     /** Guarded by this: the one check on the lease, or null while none is scheduled. */
-    private Timeout check;
+    private @Nullable Timeout check;
     /** Set once, before {@link #lost} completes. */
-    private volatile String lossReason;
+    private volatile @Nullable String lossReason;
     /** Guarded by this: what the lock kind does when the hold is given up for lost. */
     private LossHandler lossHandler = LossHandler.NONE;
     /** Guarded by this: what the lock kind keeps with the hold, or null. */
-    private Object attachment;
+    private @Nullable Object attachment;
 
     Hold(HoldRegistry registry, HoldRegistry.Key key, String lockName, String kind, long token, Timer timer, Ticker ticker) {
         this.registry = registry;
@@ -98,6 +102,11 @@ public final class Hold implements RenewedLease {
         return confirmed ? Math.max(0, confirmedUntilNanos - nowNanos) : 0;
     }
 
+    /** @return true if held with no watchdog level left unreleased: a kind that renews it by other means stops now */
+    public synchronized boolean watchdogLevelsReleasing() {
+        return state == State.HELD && !levels.renewed();
+    }
+
     /** @return the lock's kind, as events name it ({@code "plain"}, {@code "fair"}, …) */
     public String kind() {
         return kind;
@@ -129,7 +138,7 @@ public final class Hold implements RenewedLease {
     }
 
     /** @return how the lease was lost, or null while it is not */
-    public String lossReason() {
+    public @Nullable String lossReason() {
         return lossReason;
     }
 
@@ -174,7 +183,7 @@ public final class Hold implements RenewedLease {
      * @param <T> that type
      * @return what the lock kind keeps with the hold, or null if it keeps nothing of that type
      */
-    public synchronized <T> T attachment(Class<T> type) {
+    public synchronized <T> @Nullable T attachment(Class<T> type) {
         return type.isInstance(attachment) ? type.cast(attachment) : null;
     }
 
@@ -182,12 +191,43 @@ public final class Hold implements RenewedLease {
      * One more level, granted with a lease that Redis confirmed until {@code untilNanos}.
      *
      * @param untilNanos the grant's send time plus its lease, by the client's ticker
+     * @param watchdog true if the level took the watchdog lease
      */
-    void enter(long untilNanos) {
+    void enter(long untilNanos, boolean watchdog) {
         synchronized (this) {
-            levels++;
+            levels.enter(watchdog);
         }
         confirm(untilNanos);
+    }
+
+    /**
+     * @return true while held and one of its levels took the watchdog lease (and its release was
+     *     not asked for yet): the watchdog renews the hold exactly then, if its kind started it
+     */
+    public synchronized boolean renewed() {
+        return state == State.HELD && levels.renewed();
+    }
+
+    /**
+     * After a grant: starts the hold's watchdog renewal unless it runs or no level took the
+     * watchdog lease. The hold cancels it with its last watchdog level, or when lost or ended.
+     *
+     * @param watchdog starts the renewal, told to this hold, and answers its registration
+     */
+    public synchronized void renewWith(Supplier<LeaseRegistration> watchdog) {
+        if (state == State.HELD) {
+            levels.renewWith(watchdog);
+        }
+    }
+
+    /**
+     * The owner asks to release the innermost level: it stops counting for renewal before Redis
+     * answers, so a release whose answer is lost never leaves the hold renewed; {@link #leave()} follows.
+     */
+    public synchronized void releasing() {
+        if (state == State.HELD) {
+            levels.releasing();
+        }
     }
 
     /**
@@ -226,7 +266,9 @@ public final class Hold implements RenewedLease {
             }
             confirmedUntilNanos = untilNanos;
             confirmed = true;
-            cancelCheck();
+            if (check != null) {
+                check.cancel();
+            }
             scheduleCheck();
         }
     }
@@ -277,16 +319,17 @@ public final class Hold implements RenewedLease {
         if (markLost(how)) {
             log.warn("Lease of lock '{}' held by owner {} was lost: {}, so another owner may now hold the lock",
                     lockName, key.owner(), how);
-            reportLoss(mayRemainInRedis);
+            reportLoss(how, mayRemainInRedis);
         }
     }
 
     /** The client is closing: the hold is lost, as nothing renews it any more; logged at INFO, as the owner's choice. */
     void loseAtClose() {
-        if (markLost("the client was closed while it was held, so nothing renews its lease any more")) {
+        String how = "the client was closed while it was held, so nothing renews its lease any more";
+        if (markLost(how)) {
             log.info("Lock '{}' was still held by owner {} when its client was closed: its lease is no longer renewed",
                     lockName, key.owner());
-            reportLoss(false);
+            reportLoss(how, false);
         }
     }
 
@@ -298,12 +341,13 @@ public final class Hold implements RenewedLease {
             }
             state = State.LOST;
             lossReason = how;
-            cancelCheck();
+            stopWatching();
             return true;
         }
     }
 
-    private void reportLoss(boolean mayRemainInRedis) {
+    /** Tells the lock kind, then the events and whoever waits on {@link #lost()}, of the loss {@code how} that {@link #markLost} marked. */
+    private void reportLoss(String how, boolean mayRemainInRedis) {
         LossHandler handler;
         synchronized (this) {
             handler = lossHandler;
@@ -312,24 +356,24 @@ public final class Hold implements RenewedLease {
             handler.lost(this, mayRemainInRedis);
         } finally {
             if (registry.events().enabled()) {
-                registry.events().leaseLost(new LockEventListener.LeaseLost(lockName, key.owner(), token, lossReason));
+                registry.events().leaseLost(new LockEventListener.LeaseLost(lockName, key.owner(), token, how));
             }
             lost.complete(null);
         }
     }
 
     /**
-     * One level released.
+     * One level released, answered or failed: the one {@link #releasing()} took off, or the innermost.
      *
      * @return true if that was the last: the hold is over, and left the registry
      */
     public boolean leave() {
         synchronized (this) {
-            if (state != State.HELD || --levels > 0) {
+            if (state != State.HELD || !levels.leave()) {
                 return false;
             }
             state = State.OVER;
-            cancelCheck();
+            stopWatching();
         }
         registry.remove(this);
         return true;
@@ -339,13 +383,14 @@ public final class Hold implements RenewedLease {
     public void end() {
         synchronized (this) {
             state = State.OVER;
-            cancelCheck();
+            stopWatching();
         }
         registry.remove(this);
     }
 
-    /** Guarded by this. */
-    private void cancelCheck() {
+    /** Guarded by this: the hold no longer counts on its lease, nor renews it. */
+    private void stopWatching() {
+        levels.stopRenewal();
         if (check != null) {
             check.cancel();
             check = null;

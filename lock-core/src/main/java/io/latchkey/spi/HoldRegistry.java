@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The holds of one client's owners, one per lock and owner, so that every lock object of one
@@ -59,14 +60,14 @@ public final class HoldRegistry {
      * @param owner the owner id
      * @return the owner's hold, held or lost, or null if it has none
      */
-    public Hold find(Object lock, long owner) {
+    public @Nullable Hold find(Object lock, long owner) {
         return holds.get(new Key(lock, owner));
     }
 
     /**
-     * Records a grant: one more level of the owner's hold if Redis gave it the hold's token, else
-     * a new hold. A held hold that a grant with another token replaces was lost without the client
-     * noticing, and is reported lost now.
+     * Records a grant of a level with a fixed lease: one more level of the owner's hold if Redis
+     * gave it the hold's token, else a new hold. A held hold that a grant with another token
+     * replaces was lost without the client noticing, and is reported lost now.
      *
      * @param lock what identifies the lock on this client
      * @param lockName the lock's name, for messages
@@ -77,11 +78,12 @@ public final class HoldRegistry {
      *     gave up for lost meanwhile (its level is the lost hold's, and ends with it in Redis)
      */
     public Hold granted(Object lock, String lockName, long owner, long token, long untilNanos) {
-        return granted(lock, lockName, "unnamed", owner, token, untilNanos);
+        return granted(lock, lockName, "unnamed", owner, token, untilNanos, false);
     }
 
     /**
-     * As {@link #granted(Object, String, long, long, long)}, for a lock of a named kind.
+     * As {@link #granted(Object, String, long, long, long)}, for a lock of a named kind, with a
+     * level that may have taken the watchdog lease.
      *
      * @param lock what identifies the lock on this client
      * @param lockName the lock's name, for messages
@@ -89,9 +91,11 @@ public final class HoldRegistry {
      * @param owner the owner id
      * @param token the token Redis answered the grant with
      * @param untilNanos the grant's send time plus its lease, by the client's ticker
+     * @param watchdog true if the level took the watchdog lease
      * @return the hold the grant belongs to, as for {@link #granted(Object, String, long, long, long)}
      */
-    public Hold granted(Object lock, String lockName, String kind, long owner, long token, long untilNanos) {
+    public Hold granted(Object lock, String lockName, String kind, long owner, long token, long untilNanos,
+                        boolean watchdog) {
         Key key = new Key(lock, owner);
         List<Hold> replaced = new ArrayList<>(1);
         Hold hold = holds.compute(key, (id, existing) -> {
@@ -106,7 +110,7 @@ public final class HoldRegistry {
         replaced.forEach(old -> old.lose("a later grant found it gone from Redis", false));
         // Given up for lost, even while its kind is still being told: the grant joins nothing.
         if (!hold.isGivenUp()) {
-            hold.enter(untilNanos);
+            hold.enter(untilNanos, watchdog);
         }
         return hold;
     }

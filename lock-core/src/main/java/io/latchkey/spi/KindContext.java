@@ -1,9 +1,6 @@
 package io.latchkey.spi;
 
 import io.latchkey.LockConfig;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.spi.HoldRegistry;
-import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 
 /**
@@ -17,11 +14,10 @@ public interface KindContext {
     LockConfig config();
 
     /**
-     * @return the machinery of locks on the client's own Redis ({@code address} or
-     *     {@code clusterAddresses})
+     * @return the client's own Redis ({@code address} or {@code clusterAddresses}), as its locks share it
      * @throws IllegalStateException if the client has neither
      */
-    LockContext lockContext();
+    LockServer lockContext();
 
     /**
      * Connects to one more Redis server, sharing the client's event loops, timer, watchdog and
@@ -29,11 +25,11 @@ public interface KindContext {
      * timeout, so call it where blocking is allowed.
      *
      * @param address a {@code redis://} or {@code rediss://} URI
-     * @return the machinery of locks on that server
+     * @return that server, as the client's locks on it share it
      * @throws io.latchkey.LockException if it cannot be reached
      * @throws IllegalStateException if the client is closed
      */
-    LockContext connect(String address);
+    LockServer connect(String address);
 
     /** @return the client's one timer, for kinds that schedule on their own */
     Timer timer();

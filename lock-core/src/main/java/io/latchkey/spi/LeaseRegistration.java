@@ -1,9 +1,10 @@
 package io.latchkey.spi;
 
 /**
- * A hold the watchdog renews as a whole for a kind that manages its lease itself (RedLock, on
- * each master), from {@code LockContext.register}: it lasts while the watchdog renews the hold
- * with the lease it was registered with, so that the registrant stops only its own renewal.
+ * The watchdog's renewal of one hold, for whoever started it: a {@link Hold} (which stops it
+ * with its last watchdog level), or a kind that manages its lease itself (RedLock, on each master,
+ * from {@link LockServer#register}). It lasts while the watchdog renews the hold with the lease it
+ * was registered with, so that the registrant stops only its own renewal.
  */
 public interface LeaseRegistration {
 

@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import io.latchkey.spi.Hold;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one try answered: acquired, with the grant; not acquired, with how long a wait is worth at
@@ -17,8 +18,8 @@ import io.latchkey.spi.Hold;
  *     try ran from one made before it (the fair lock: its slot's fencing counter then, which every
  *     later grant's token exceeds); 0 if the kind has none
  */
-public record TryResult(boolean acquired, long waitMillis, Grant grant, boolean holdGone, Throwable sharedFailure,
-                        long queuedMark) {
+public record TryResult(boolean acquired, long waitMillis, @Nullable Grant grant, boolean holdGone,
+                        @Nullable Throwable sharedFailure, long queuedMark) {
 
     private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false, null, 0);
     private static final TryResult GONE = new TryResult(false, -1, null, true, null, 0);

@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an acquire attempt waits on between tries: unlock messages, or for lock kinds without
@@ -29,7 +30,7 @@ public interface Wakeups extends AutoCloseable {
      *
      * @return the word, or null if no message with one came since the last call
      */
-    default String takeWord() {
+    default @Nullable String takeWord() {
         return null;
     }
 

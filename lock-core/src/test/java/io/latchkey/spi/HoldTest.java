@@ -168,7 +168,7 @@ class HoldTest {
 
     @Test
     void theLeaseLeftIsTheConfirmedLeaseFromNowAndNeverNegative() {
-        Hold hold = registry.granted(LOCK, LOCK, "fair", OWNER, 1, now() + LEASE);
+        Hold hold = registry.granted(LOCK, LOCK, "fair", OWNER, 1, now() + LEASE, false);
 
         assertEquals("fair", hold.kind());
         assertEquals(LEASE, hold.leaseLeftNanos(now()));
@@ -283,5 +283,109 @@ class HoldTest {
         hold.leave();
 
         assertEquals(0, registry.size());
+    }
+
+    /** A watchdog renewal as a hold sees it: counts its starts, active until cancelled. */
+    private static final class Renewals implements java.util.function.Supplier<LeaseRegistration> {
+        int started;
+        int cancelled;
+        boolean active;
+
+        @Override
+        public LeaseRegistration get() {
+            started++;
+            active = true;
+            return new LeaseRegistration() {
+                @Override
+                public boolean isActive() {
+                    return active;
+                }
+
+                @Override
+                public void cancel() {
+                    if (active) {
+                        cancelled++;
+                        active = false;
+                    }
+                }
+            };
+        }
+    }
+
+    private Hold grant(boolean watchdog, Renewals renewals) {
+        Hold hold = registry.granted(LOCK, LOCK, "plain", OWNER, 1, now() + LEASE, watchdog);
+        hold.renewWith(renewals);
+        return hold;
+    }
+
+    @Test
+    void aHoldIsRenewedExactlyWhileALevelThatTookTheWatchdogLeaseIsLeft() {
+        Renewals renewals = new Renewals();
+        Hold hold = grant(false, renewals);
+        assertFalse(hold.renewed());
+        assertEquals(0, renewals.started, "a fixed lease starts nothing");
+
+        grant(true, renewals);
+        grant(false, renewals);
+        grant(true, renewals);
+        assertEquals(1, renewals.started, "one renewal however many watchdog levels");
+
+        hold.releasing(); // the innermost watchdog level
+        assertTrue(hold.renewed(), "another watchdog level is left");
+        hold.releasing(); // the fixed re-entry
+        assertTrue(hold.renewed());
+        assertEquals(0, renewals.cancelled);
+        hold.releasing(); // the last watchdog level: stops before Redis answers
+        assertFalse(hold.renewed());
+        assertEquals(1, renewals.cancelled);
+
+        assertFalse(hold.leave());
+        assertFalse(hold.leave());
+        assertFalse(hold.leave());
+        assertTrue(hold.isHeld(), "the fixed level underneath stays");
+        assertTrue(hold.leave());
+        assertEquals(1, renewals.started);
+    }
+
+    @Test
+    void aWatchdogReEntryAfterTheLastWatchdogLevelLeftStartsANewRenewal() {
+        Renewals renewals = new Renewals();
+        Hold hold = grant(true, renewals);
+        hold.releasing();
+        grant(true, renewals);
+
+        assertEquals(2, renewals.started);
+        assertEquals(1, renewals.cancelled);
+        assertTrue(renewals.active);
+        assertFalse(hold.leave(), "the first release answered; the re-entry holds");
+        assertTrue(hold.renewed());
+    }
+
+    @Test
+    void aRenewalThatEndedWithoutTheHoldIsStartedAgainByTheNextGrant() {
+        Renewals renewals = new Renewals();
+        grant(true, renewals);
+        renewals.active = false; // e.g. cancelled by whoever releases the field in Redis
+
+        grant(false, renewals);
+
+        assertEquals(2, renewals.started);
+    }
+
+    @Test
+    void aLostOrEndedHoldStopsItsRenewalAndStartsNoOther() {
+        Renewals renewals = new Renewals();
+        Hold hold = grant(true, renewals);
+
+        hold.lose("a test lost it", true);
+        assertEquals(1, renewals.cancelled);
+        assertFalse(hold.renewed());
+        hold.renewWith(renewals);
+        assertEquals(1, renewals.started);
+
+        hold.end();
+        Hold next = grant(true, renewals);
+        next.end();
+        assertEquals(2, renewals.cancelled);
     }
 }

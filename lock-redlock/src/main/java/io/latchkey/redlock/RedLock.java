@@ -41,6 +41,15 @@ import io.latchkey.redlock.internal.RedLocks;
  *       master by that master's watchdog; the hold lasts only while renewals keep succeeding on a
  *       majority. When fewer remain, the hold is over: it is logged at WARN as a lost lease and
  *       the remaining renewals stop.</li>
+ *   <li><b>Local hand-off.</b> With the client's {@link LockConfig#localHandOff()} on (the
+ *       default), a RedLock of {@link LockClient#getRedLock(String)} is passed between the
+ *       owners of that client as its plain locks are: the client takes the quorum under an owner
+ *       id of its own (one try as above, reserving a block of fencing tokens on each granting
+ *       master and raising a majority to the block's end) and passes it from a releasing owner to
+ *       a waiting one without a round trip, while the quorum's lease as confirmed lasts and within
+ *       the hand-off bounds while another client waits. Fixed leases go to the masters as
+ *       always. {@link #of(DistributedLock...)} composes locks of several clients and has no
+ *       hand-off.</li>
  *   <li><b>Queries</b> answer what a majority says: {@code isLocked()} when a majority hold the
  *       lock, {@code getHoldCount()} and {@code remainingLease()} the value that a majority
  *       reach.</li>

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The application's client when {@code latchkey.startup.fail-if-unreachable=false} and Redis could
@@ -46,7 +47,7 @@ final class ConnectingLockClient implements LockClient {
     /** One thread, for the attempts only; it ends with them. */
     private final ScheduledThreadPoolExecutor attempts;
     /** The client once made; read without the monitor by every call. */
-    private volatile LockClient client;
+    private volatile @Nullable LockClient client;
     /** Guarded by this: why the last attempt failed. */
     private RuntimeException failure;
     /** Guarded by this: whether that failure ended the attempts. */

@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The releases of {@link Locked#lockAtLeastFor()} holds, put off until that time has passed since
@@ -48,7 +49,7 @@ final class DeferredReleases implements AutoCloseable {
     private final LongSupplier ticker;
     private final Supplier<Timer> timer;
     /** The timer, made at the first release put off; guarded by this. */
-    private Timer started;
+    private @Nullable Timer started;
     /** Guarded by this. */
     private boolean closed;
     private final Set<Pending> pending = ConcurrentHashMap.newKeySet();
@@ -167,7 +168,7 @@ final class DeferredReleases implements AutoCloseable {
         private final AtomicBoolean ran = new AtomicBoolean();
         /** Completes when the release is done, whether it worked (a failure is logged). */
         private final CompletableFuture<Void> outcome = new CompletableFuture<>();
-        private volatile Future<?> scheduled;
+        private volatile @Nullable Future<?> scheduled;
 
         Pending(String lockName, Supplier<? extends CompletionStage<?>> release) {
             this.lockName = lockName;

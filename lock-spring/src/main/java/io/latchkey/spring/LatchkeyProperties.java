@@ -6,6 +6,7 @@ import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code latchkey.*} properties of the auto-configured {@link io.latchkey.LockClient}. Set
@@ -18,15 +19,15 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 public class LatchkeyProperties {
 
     /** One Redis server: redis://host:port, rediss:// for TLS, redis://user:password@host:port. */
-    private String address;
+    private @Nullable String address;
     /** The lease of locks taken without one, renewed every third of it while held (default 30s). */
-    private Duration watchdogTimeout;
+    private @Nullable Duration watchdogTimeout;
     /** The bound on one Redis round trip (default 3s, or a quarter of the watchdog timeout). */
-    private Duration commandTimeout;
+    private @Nullable Duration commandTimeout;
     /** How long a queued fair-lock waiter may go without retrying before it is evicted (default: the watchdog timeout). */
-    private Duration fairLockWaitTimeout;
+    private @Nullable Duration fairLockWaitTimeout;
     /** The bound on one RedLock master's answer to an acquire, under its old name: use latchkey.redlock.attempt-timeout. */
-    private Duration redLockAttemptTimeout;
+    private @Nullable Duration redLockAttemptTimeout;
     /**
      * The start of every key and channel derived from a lock name (queues, channels, fencing
      * counters): give each application that shares a Redis its own, and its ACL user the patterns
@@ -52,7 +53,7 @@ public class LatchkeyProperties {
     }
 
     /** {@return the single server's URI, or null} */
-    public String getAddress() {
+    public @Nullable String getAddress() {
         return address;
     }
 
@@ -61,12 +62,12 @@ public class LatchkeyProperties {
      *
      * @param address the single server's URI
      */
-    public void setAddress(String address) {
+    public void setAddress(@Nullable String address) {
         this.address = address;
     }
 
     /** {@return the watchdog lease, or null for the default} */
-    public Duration getWatchdogTimeout() {
+    public @Nullable Duration getWatchdogTimeout() {
         return watchdogTimeout;
     }
 
@@ -75,12 +76,12 @@ public class LatchkeyProperties {
      *
      * @param watchdogTimeout the watchdog lease
      */
-    public void setWatchdogTimeout(Duration watchdogTimeout) {
+    public void setWatchdogTimeout(@Nullable Duration watchdogTimeout) {
         this.watchdogTimeout = watchdogTimeout;
     }
 
     /** {@return the command timeout, or null for the default} */
-    public Duration getCommandTimeout() {
+    public @Nullable Duration getCommandTimeout() {
         return commandTimeout;
     }
 
@@ -89,12 +90,12 @@ public class LatchkeyProperties {
      *
      * @param commandTimeout the command timeout
      */
-    public void setCommandTimeout(Duration commandTimeout) {
+    public void setCommandTimeout(@Nullable Duration commandTimeout) {
         this.commandTimeout = commandTimeout;
     }
 
     /** {@return the fair lock wait timeout, or null for the default} */
-    public Duration getFairLockWaitTimeout() {
+    public @Nullable Duration getFairLockWaitTimeout() {
         return fairLockWaitTimeout;
     }
 
@@ -103,7 +104,7 @@ public class LatchkeyProperties {
      *
      * @param fairLockWaitTimeout the fair lock wait timeout
      */
-    public void setFairLockWaitTimeout(Duration fairLockWaitTimeout) {
+    public void setFairLockWaitTimeout(@Nullable Duration fairLockWaitTimeout) {
         this.fairLockWaitTimeout = fairLockWaitTimeout;
     }
 
@@ -117,7 +118,7 @@ public class LatchkeyProperties {
     @Deprecated
     @DeprecatedConfigurationProperty(replacement = "latchkey.redlock.attempt-timeout",
             reason = "every RedLock setting is under latchkey.redlock")
-    public Duration getRedLockAttemptTimeout() {
+    public @Nullable Duration getRedLockAttemptTimeout() {
         return redLockAttemptTimeout;
     }
 
@@ -128,7 +129,7 @@ public class LatchkeyProperties {
      * @deprecated use {@link Redlock#setAttemptTimeout(Duration)}
      */
     @Deprecated
-    public void setRedLockAttemptTimeout(Duration redLockAttemptTimeout) {
+    public void setRedLockAttemptTimeout(@Nullable Duration redLockAttemptTimeout) {
         this.redLockAttemptTimeout = redLockAttemptTimeout;
     }
 
@@ -217,14 +218,14 @@ public class LatchkeyProperties {
         public Sentinel() {
         }
         /** The name of the master the Sentinels watch. */
-        private String master;
+        private @Nullable String master;
         /** The Sentinels, as host:port. */
         private List<String> nodes = new ArrayList<>();
         /** The data nodes' password, if any. */
-        private String password;
+        private @Nullable String password;
 
         /** {@return the master's name, or null} */
-        public String getMaster() {
+        public @Nullable String getMaster() {
             return master;
         }
 
@@ -233,7 +234,7 @@ public class LatchkeyProperties {
          *
          * @param master the master's name
          */
-        public void setMaster(String master) {
+        public void setMaster(@Nullable String master) {
             this.master = master;
         }
 
@@ -252,7 +253,7 @@ public class LatchkeyProperties {
         }
 
         /** {@return the password, or null} */
-        public String getPassword() {
+        public @Nullable String getPassword() {
             return password;
         }
 
@@ -261,7 +262,7 @@ public class LatchkeyProperties {
          *
          * @param password the password
          */
-        public void setPassword(String password) {
+        public void setPassword(@Nullable String password) {
             this.password = password;
         }
     }
@@ -275,7 +276,7 @@ public class LatchkeyProperties {
         /** At least three independent masters for @Locked(kind = RED) and getRedLock, as redis:// URIs. */
         private List<String> addresses = new ArrayList<>();
         /** The bound on one master's answer to an acquire (default 100ms, or the command timeout if shorter). */
-        private Duration attemptTimeout;
+        private @Nullable Duration attemptTimeout;
 
         /** {@return the masters} */
         public List<String> getAddresses() {
@@ -292,7 +293,7 @@ public class LatchkeyProperties {
         }
 
         /** {@return the bound on one master's answer to an acquire, or null for the default} */
-        public Duration getAttemptTimeout() {
+        public @Nullable Duration getAttemptTimeout() {
             return attemptTimeout;
         }
 
@@ -301,7 +302,7 @@ public class LatchkeyProperties {
          *
          * @param attemptTimeout the bound on one master's answer to an acquire
          */
-        public void setAttemptTimeout(Duration attemptTimeout) {
+        public void setAttemptTimeout(@Nullable Duration attemptTimeout) {
             this.attemptTimeout = attemptTimeout;
         }
     }
@@ -355,12 +356,12 @@ public class LatchkeyProperties {
         public Ssl() {
         }
         /** The name of a Spring Boot SSL bundle (spring.ssl.bundle.*) whose trust and key material the client uses. */
-        private String bundle;
+        private @Nullable String bundle;
         /** A PEM file of the certificates to trust, typically the CA that signed the servers' certificates. */
-        private String trustedCertificates;
+        private @Nullable String trustedCertificates;
 
         /** {@return the SSL bundle's name, or null} */
-        public String getBundle() {
+        public @Nullable String getBundle() {
             return bundle;
         }
 
@@ -369,12 +370,12 @@ public class LatchkeyProperties {
          *
          * @param bundle its name under spring.ssl.bundle
          */
-        public void setBundle(String bundle) {
+        public void setBundle(@Nullable String bundle) {
             this.bundle = bundle;
         }
 
         /** {@return the PEM file of trusted certificates, or null} */
-        public String getTrustedCertificates() {
+        public @Nullable String getTrustedCertificates() {
             return trustedCertificates;
         }
 
@@ -383,7 +384,7 @@ public class LatchkeyProperties {
          *
          * @param trustedCertificates a readable PEM file
          */
-        public void setTrustedCertificates(String trustedCertificates) {
+        public void setTrustedCertificates(@Nullable String trustedCertificates) {
             this.trustedCertificates = trustedCertificates;
         }
     }

@@ -1,6 +1,7 @@
 package io.latchkey.spring;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /** {@code latchkey.local-hand-off.*}: the plain lock's local hand-off, on unless turned off. */
 public class LocalHandOffProperties {
@@ -11,9 +12,9 @@ public class LocalHandOffProperties {
     /** Whether a release passes the client's Redis hold straight to a waiting owner of the same client. */
     private boolean enabled = true;
     /** How many hand-offs in a row while another client waits (default 32). */
-    private Integer maxHandOffs;
+    private @Nullable Integer maxHandOffs;
     /** How long the client's Redis hold is passed on while another client waits (default 20ms). */
-    private Duration maxTime;
+    private @Nullable Duration maxTime;
 
     /** {@return whether local hand-off is on} */
     public boolean isEnabled() {
@@ -30,7 +31,7 @@ public class LocalHandOffProperties {
     }
 
     /** {@return the bound on hand-offs in a row, or null for the default} */
-    public Integer getMaxHandOffs() {
+    public @Nullable Integer getMaxHandOffs() {
         return maxHandOffs;
     }
 
@@ -39,12 +40,12 @@ public class LocalHandOffProperties {
      *
      * @param maxHandOffs the bound on hand-offs in a row
      */
-    public void setMaxHandOffs(Integer maxHandOffs) {
+    public void setMaxHandOffs(@Nullable Integer maxHandOffs) {
         this.maxHandOffs = maxHandOffs;
     }
 
     /** {@return the bound on the time a hold is passed on, or null for the default} */
-    public Duration getMaxTime() {
+    public @Nullable Duration getMaxTime() {
         return maxTime;
     }
 
@@ -53,7 +54,7 @@ public class LocalHandOffProperties {
      *
      * @param maxTime the bound on the time a hold is passed on
      */
-    public void setMaxTime(Duration maxTime) {
+    public void setMaxTime(@Nullable Duration maxTime) {
         this.maxTime = maxTime;
     }
 }

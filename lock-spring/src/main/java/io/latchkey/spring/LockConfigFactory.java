@@ -15,6 +15,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the {@link LockConfig} of the auto-configured client: from {@code latchkey.*}, or, when
@@ -33,7 +34,7 @@ final class LockConfigFactory {
      * @param sslBundles Spring Boot's SSL bundles, or null where there are none
      */
     static LockConfig create(LatchkeyProperties properties, Environment environment, LockEventListener listener,
-                             SslBundles sslBundles) {
+                             @Nullable SslBundles sslBundles) {
         LockConfig.Builder builder = LockConfig.builder().eventListener(listener);
         if (redis(properties, builder)) {
             latchkeySsl(properties, builder, sslBundles);
@@ -57,7 +58,7 @@ final class LockConfigFactory {
      * in a shared file, say) only to the same value: which one won would otherwise depend on the
      * order in which Spring binds them.
      */
-    private static Duration redLockAttemptTimeout(LatchkeyProperties properties) {
+    private static @Nullable Duration redLockAttemptTimeout(LatchkeyProperties properties) {
         Duration current = properties.getRedlock().getAttemptTimeout();
         @SuppressWarnings("deprecation")
         Duration old = properties.getRedLockAttemptTimeout();
@@ -94,7 +95,7 @@ final class LockConfigFactory {
     }
 
     /** TLS material from {@code latchkey.ssl.*}, only for addresses that ask for TLS. */
-    private static void latchkeySsl(LatchkeyProperties properties, LockConfig.Builder builder, SslBundles sslBundles) {
+    private static void latchkeySsl(LatchkeyProperties properties, LockConfig.Builder builder, @Nullable SslBundles sslBundles) {
         LatchkeyProperties.Ssl ssl = properties.getSsl();
         if (ssl.getBundle() == null && ssl.getTrustedCertificates() == null) {
             return;
@@ -125,7 +126,7 @@ final class LockConfigFactory {
         }
     }
 
-    private static void tlsFromBundle(String property, String name, LockConfig.Builder builder, SslBundles sslBundles) {
+    private static void tlsFromBundle(String property, String name, LockConfig.Builder builder, @Nullable SslBundles sslBundles) {
         if (sslBundles == null) {
             throw new IllegalStateException(property + "=" + name + " names an SSL bundle, but the application has no "
                     + "SslBundles (Spring Boot's SslAutoConfiguration is off)");
@@ -134,7 +135,7 @@ final class LockConfigFactory {
         builder.tlsManagers(bundle.getManagers().getTrustManagerFactory(), bundle.getManagers().getKeyManagerFactory());
     }
 
-    private static void springDataRedis(Binder binder, LockConfig.Builder builder, SslBundles sslBundles) {
+    private static void springDataRedis(Binder binder, LockConfig.Builder builder, @Nullable SslBundles sslBundles) {
         String url = string(binder, "url");
         String username = string(binder, "username");
         String password = string(binder, "password");
@@ -163,7 +164,7 @@ final class LockConfigFactory {
         }
     }
 
-    private static String string(Binder binder, String property) {
+    private static @Nullable String string(Binder binder, String property) {
         return binder.bind(SPRING_DATA_REDIS + '.' + property, String.class).orElse(null);
     }
 
@@ -172,7 +173,7 @@ final class LockConfigFactory {
     }
 
     /** {@return {@code user:password@}, {@code :password@} or empty, URL-encoded} */
-    private static String credentials(String username, String password) {
+    private static String credentials(@Nullable String username, @Nullable String password) {
         if (password == null) {
             return "";
         }
@@ -180,7 +181,7 @@ final class LockConfigFactory {
     }
 
     /** Cluster nodes may be given as host:port, as Spring Data Redis takes them. */
-    private static String[] uris(List<String> nodes, String credentials, boolean ssl) {
+    private static String[] uris(List<String> nodes, @Nullable String credentials, boolean ssl) {
         List<String> uris = new ArrayList<>();
         for (String node : nodes) {
             uris.add(node.contains("://") ? node : (ssl ? "rediss://" : "redis://") + (credentials == null ? "" : credentials) + node);
@@ -188,7 +189,7 @@ final class LockConfigFactory {
         return uris.toArray(String[]::new);
     }
 
-    private static String sentinelUri(List<String> nodes, String master, String username, String password, boolean ssl,
+    private static String sentinelUri(List<String> nodes, String master, @Nullable String username, @Nullable String password, boolean ssl,
                                       int database) {
         if (nodes.isEmpty()) {
             throw new IllegalArgumentException("a Sentinel master (" + master + ") needs the Sentinels: set sentinel.nodes");

@@ -17,6 +17,7 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Locked#name()} of one method: literal text and {@code #{...}} parts, parsed once.
@@ -63,7 +64,7 @@ final class LockNameTemplate {
      * @throws IllegalStateException naming the method and the name if the name is empty, does
      *     not parse, or refers to a parameter that the method does not have
      */
-    static LockNameTemplate parse(Method method, String text, String[] parameterNames) {
+    static LockNameTemplate parse(Method method, String text, String @Nullable [] parameterNames) {
         if (text.isEmpty()) {
             throw LockedMethod.invalid(method, "the name is empty", null);
         }
@@ -116,7 +117,7 @@ final class LockNameTemplate {
     }
 
     /** @return why {@code variable} cannot be right for the method, or null if it may be */
-    private static String problem(String variable, int parameterCount, String[] parameterNames) {
+    private static @Nullable String problem(String variable, int parameterCount, String @Nullable [] parameterNames) {
         if (SPEL_VARIABLES.contains(variable) || (parameterNames != null && Arrays.asList(parameterNames).contains(variable))) {
             return null;
         }

@@ -2,6 +2,7 @@ package io.latchkey.spring;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Locked @Locked} method was not run: its lock stayed held by another owner for the
@@ -16,7 +17,7 @@ public class LockNotAcquiredException extends RuntimeException {
     /** The lock's name. */
     private final String lockName;
     /** The wait that ran out. */
-    private final transient Duration waitTime;
+    private final Duration waitTime;
 
     /**
      * An exception naming the lock and the wait.
@@ -25,7 +26,7 @@ public class LockNotAcquiredException extends RuntimeException {
      * @param waitTime the wait; not null
      * @param cause the interrupt, or null if the wait ran out
      */
-    public LockNotAcquiredException(String lockName, Duration waitTime, Throwable cause) {
+    public LockNotAcquiredException(String lockName, Duration waitTime, @Nullable Throwable cause) {
         super("Lock '" + Objects.requireNonNull(lockName, "lockName") + "' was not acquired within "
                 + Objects.requireNonNull(waitTime, "waitTime") + (cause == null ? "" : ": interrupted"), cause);
         this.lockName = lockName;

@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs {@link Locked @Locked} methods under their lock: acquire, call, release in
@@ -46,7 +47,7 @@ final class LockedInterceptor implements MethodInterceptor {
     }
 
     @Override
-    public Object invoke(MethodInvocation invocation) throws Throwable {
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
         LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
@@ -76,7 +77,7 @@ final class LockedInterceptor implements MethodInterceptor {
         return locked.lock(client.get(), locked.lockName(invocation.getThis(), invocation.getArguments()));
     }
 
-    private Object invokeBlocking(MethodInvocation invocation, LockedMethod locked) throws Throwable {
+    private @Nullable Object invokeBlocking(MethodInvocation invocation, LockedMethod locked) throws Throwable {
         DistributedLock lock = lockFor(invocation, locked);
         Optional<LockHold> acquired;
         if (locked.lockAtLeastFor() != null) {
@@ -142,7 +143,7 @@ final class LockedInterceptor implements MethodInterceptor {
     }
 
     /** Closes the hold; a failure to release is thrown, or added to the method's own failure. */
-    private static void release(LockHold hold, Throwable failure) {
+    private static void release(LockHold hold, @Nullable Throwable failure) {
         try {
             hold.close();
         } catch (RuntimeException e) {
@@ -158,7 +159,7 @@ final class LockedInterceptor implements MethodInterceptor {
      * the lock not obtained in time, an interrupt, Redis failing) fails the future it returns,
      * where its callers look for its failures; only what the method itself throws is thrown.
      */
-    private Object invokeAsync(MethodInvocation invocation, LockedMethod locked) throws Throwable {
+    private @Nullable Object invokeAsync(MethodInvocation invocation, LockedMethod locked) throws Throwable {
         long owner = ASYNC_OWNERS.incrementAndGet();
         DistributedLock lock;
         Optional<LockHold> acquired;
@@ -238,7 +239,7 @@ final class LockedInterceptor implements MethodInterceptor {
                 ? failure.getCause() : failure;
     }
 
-    private static RuntimeException asRuntime(Throwable failure) {
+    private static RuntimeException asRuntime(@Nullable Throwable failure) {
         if (failure instanceof Error error) {
             throw error;
         }

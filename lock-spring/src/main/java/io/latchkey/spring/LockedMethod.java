@@ -12,6 +12,7 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@link Locked @Locked} method, its annotation parsed once: the name expression, the
@@ -28,9 +29,9 @@ final class LockedMethod {
     private final LockNameTemplate name;
     private final Duration waitTime;
     /** Null for the watchdog lease. */
-    private final Duration leaseTime;
+    private final @Nullable Duration leaseTime;
     /** Null when the release is not put off. */
-    private final Duration lockAtLeastFor;
+    private final @Nullable Duration lockAtLeastFor;
     private final boolean async;
     /** Returns Reactor's {@code Mono} or {@code Flux}: told by name, so that nothing loads Reactor's classes. */
     private final boolean reactive;
@@ -40,16 +41,18 @@ final class LockedMethod {
         this.method = method;
         this.locked = locked;
         this.name = LockNameTemplate.parse(method, locked.name(), PARAMETER_NAMES.getParameterNames(method));
+        Duration wait;
         try {
-            this.waitTime = duration(locked.waitTime(), placeholders);
+            wait = duration(locked.waitTime(), placeholders);
             this.leaseTime = duration(locked.leaseTime(), placeholders);
             this.lockAtLeastFor = duration(locked.lockAtLeastFor(), placeholders);
         } catch (RuntimeException e) {
-            throw invalid(e.getMessage(), e);
+            throw invalid(String.valueOf(e.getMessage()), e);
         }
-        if (waitTime == null) {
+        if (wait == null) {
             throw invalid("waitTime must not be empty: " + locked.waitTime(), null);
         }
+        this.waitTime = wait;
         if (waitTime.isNegative()) {
             throw invalid("waitTime must not be negative: " + locked.waitTime(), null);
         }
@@ -97,7 +100,7 @@ final class LockedMethod {
     }
 
     /** @return the duration, or null for an empty text (after its placeholders are resolved) */
-    private static Duration duration(String text, UnaryOperator<String> placeholders) {
+    private static @Nullable Duration duration(String text, UnaryOperator<String> placeholders) {
         String resolved = text.isEmpty() ? text : placeholders.apply(text);
         return resolved == null || resolved.isEmpty() ? null : DurationStyle.detectAndParse(resolved);
     }
@@ -109,7 +112,7 @@ final class LockedMethod {
      * @throws IllegalStateException naming the method and the name if a part of the name cannot
      *     be evaluated, or is null or empty at this call
      */
-    String lockName(Object target, Object[] arguments) {
+    String lockName(@Nullable Object target, Object[] arguments) {
         return name.evaluate(new MethodBasedEvaluationContext(target, method, arguments, PARAMETER_NAMES));
     }
 
@@ -126,12 +129,12 @@ final class LockedMethod {
     }
 
     /** {@return the fixed lease, or null for the watchdog's} */
-    Duration leaseTime() {
+    @Nullable Duration leaseTime() {
         return leaseTime;
     }
 
     /** {@return how long after the method began the lock is held at least, or null to release it when the method ends} */
-    Duration lockAtLeastFor() {
+    @Nullable Duration lockAtLeastFor() {
         return lockAtLeastFor;
     }
 
@@ -154,7 +157,7 @@ final class LockedMethod {
     }
 
     /** {@return what a skipped call returns} */
-    Object skipped() {
+    @Nullable Object skipped() {
         Class<?> returns = method.getReturnType();
         if (async) {
             return CompletableFuture.completedFuture(null);
@@ -162,7 +165,7 @@ final class LockedMethod {
         return returns == Optional.class ? Optional.empty() : null;
     }
 
-    private IllegalStateException invalid(String message, Throwable cause) {
+    private IllegalStateException invalid(String message, @Nullable Throwable cause) {
         return invalid(method, message, cause);
     }
 
@@ -172,7 +175,7 @@ final class LockedMethod {
      * @param cause why, or null
      * @return the failure of a malformed annotation, naming the method
      */
-    static IllegalStateException invalid(Method method, String message, Throwable cause) {
+    static IllegalStateException invalid(Method method, String message, @Nullable Throwable cause) {
         return new IllegalStateException("@Locked on " + method.toGenericString() + ": " + message, cause);
     }
 }

@@ -3,12 +3,14 @@ package io.latchkey.spring;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which methods {@link Locked @Locked} locks, and each one's parsed annotation: the one rule that
@@ -43,7 +45,7 @@ final class LockedMethods {
      * @param targetClass the class of the bean it is called on
      * @return the annotation that locks it there, or null if none does
      */
-    static Locked annotationOf(Method method, Class<?> targetClass) {
+    static @Nullable Locked annotationOf(Method method, Class<?> targetClass) {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         Locked own = AnnotatedElementUtils.findMergedAnnotation(specific, Locked.class);
         if (own != null) {
@@ -61,7 +63,8 @@ final class LockedMethods {
     LockedMethod get(Method method, Class<?> targetClass) {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         return parsed.computeIfAbsent(new MethodClassKey(specific, targetClass),
-                key -> LockedMethod.of(specific, annotationOf(specific, targetClass), placeholders));
+                key -> LockedMethod.of(specific, Objects.requireNonNull(annotationOf(specific, targetClass),
+                        "the interceptor is called only for the methods that LockedPointcut matched"), placeholders));
     }
 
     /**

@@ -14,6 +14,7 @@ import org.springframework.aop.ProxyMethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link Locked @Locked} methods that return {@link Mono} or {@link Flux}: each subscription takes
@@ -89,13 +90,13 @@ final class ReactiveLocking {
                     LockHold hold = acquired.get();
                     once.began(hold, clock.getAsLong());
                     return Flux.<Object>from(body(invocation, hold))
-                            .onErrorResume(failure -> Mono.fromFuture(once.release(), true)
+                            .onErrorResume(failure -> Mono.fromFuture(once.release(hold), true)
                                     .onErrorResume(releaseFailure -> {
                                         failure.addSuppressed(unwrap(releaseFailure));
                                         return Mono.empty();
                                     })
                                     .then(Mono.error(failure)))
-                            .concatWith(Mono.defer(() -> Mono.fromFuture(once.release(), true)).then(Mono.empty()));
+                            .concatWith(Mono.defer(() -> Mono.fromFuture(once.release(hold), true)).then(Mono.empty()));
                 })
                 .onErrorMap(CompletionException.class, ReactiveLocking::unwrap)
                 .doFinally(signal -> {
@@ -134,7 +135,7 @@ final class ReactiveLocking {
         private final Release release;
         private final AtomicBoolean done = new AtomicBoolean();
         /** Null until the method began. */
-        private volatile LockHold hold;
+        private volatile @Nullable LockHold hold;
         private volatile long began;
 
         Once(Release release) {
@@ -146,8 +147,9 @@ final class ReactiveLocking {
             this.hold = hold;
         }
 
-        CompletableFuture<Void> release() {
-            return done.compareAndSet(false, true) ? release.release(hold, began, true) : CompletableFuture.completedFuture(null);
+        /** @param held the hold the method began under, as {@link #began} was told */
+        CompletableFuture<Void> release(LockHold held) {
+            return done.compareAndSet(false, true) ? release.release(held, began, true) : CompletableFuture.completedFuture(null);
         }
 
         /** @param granted the hold, which the method may not have begun under */

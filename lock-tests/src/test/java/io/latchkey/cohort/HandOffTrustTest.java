@@ -14,6 +14,7 @@ import io.latchkey.LockException;
 import io.latchkey.LockHold;
 import io.latchkey.RedisInspector;
 import io.latchkey.TimingBound;
+import io.latchkey.contract.HotContenders;
 import io.latchkey.testing.RedisServer;
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -27,7 +28,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
@@ -217,27 +217,8 @@ class HandOffTrustTest {
         int bound = 8;
         DistributedLock hot = handingOff(builder -> builder.localHandOff(bound, Duration.ofSeconds(30))).getLock(name);
         DistributedLock remote = handingOff().getLock(name);
-        AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger grants = new AtomicInteger();
-        List<Future<?>> contenders = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            contenders.add(threads.submit(() -> {
-                while (!stop.get()) {
-                    hot.lock();
-                    try {
-                        grants.incrementAndGet();
-                    } finally {
-                        hot.unlock();
-                    }
-                }
-                return null;
-            }));
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (handOffs.size() < 20) {
-            assertTrue(System.nanoTime() < deadline, "no local hand-offs under contention: " + handOffs.size());
-            Thread.sleep(5);
-        }
+        HotContenders contenders = HotContenders.start(threads, 4, hot, handOffs, grants::incrementAndGet);
         try {
             for (int round = 0; round < 3; round++) {
                 Future<Integer> waited = threads.submit(() -> {
@@ -259,11 +240,9 @@ class HandOffTrustTest {
                         + " times while a waiter of another client waited; bound " + bound);
             }
         } finally {
-            stop.set(true);
+            contenders.stop();
         }
-        for (Future<?> contender : contenders) {
-            contender.get(10, TimeUnit.SECONDS);
-        }
+        contenders.awaitStopped();
     }
 
     // ---- 6: queries agree with Redis ----------------------------------------------------------------

@@ -16,6 +16,7 @@ import io.latchkey.LockException;
 import io.latchkey.LockHold;
 import io.latchkey.RedisInspector;
 import io.latchkey.TimingBound;
+import io.latchkey.contract.HotContenders;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -258,26 +259,7 @@ class LocalHandOffTest {
         DistributedLock hot = client(builder -> builder.localHandOff(1_000_000, Duration.ofMillis(100))).getLock(name);
         // Another client with hand-off on: its tries mark the lock as waited for.
         DistributedLock remote = handingOff().getLock(name);
-        AtomicBoolean stop = new AtomicBoolean();
-        List<Future<?>> contenders = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            contenders.add(threads.submit(() -> {
-                while (!stop.get()) {
-                    hot.lock();
-                    try {
-                        Thread.sleep(1);
-                    } finally {
-                        hot.unlock();
-                    }
-                }
-                return null;
-            }));
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (handOffs.size() < 20) {
-            assertTrue(System.nanoTime() < deadline, "no local hand-offs under contention: " + handOffs.size());
-            Thread.sleep(5);
-        }
+        HotContenders contenders = HotContenders.start(threads, 4, hot, handOffs, () -> Thread.sleep(1));
         try {
             for (int round = 0; round < 5; round++) {
                 long start = System.nanoTime();
@@ -287,11 +269,9 @@ class LocalHandOffTest {
                 assertTrue(waitedMillis < 1_000, "the other client waited " + waitedMillis + " ms, bound 100 ms");
             }
         } finally {
-            stop.set(true);
+            contenders.stop();
         }
-        for (Future<?> contender : contenders) {
-            contender.get(10, TimeUnit.SECONDS);
-        }
+        contenders.awaitStopped();
     }
 
     @Test

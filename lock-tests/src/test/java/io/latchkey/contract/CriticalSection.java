@@ -80,9 +80,19 @@ public final class CriticalSection {
     }
 
     private void pass() {
+        enterAndLeave(() -> { });
+    }
+
+    /**
+     * Enters and leaves the section once, for a contender that takes and releases the lock itself.
+     *
+     * @param work run inside, while the hold is counted (e.g. recording the hold's token in hold order)
+     */
+    public void enterAndLeave(Runnable work) {
         if (inside.incrementAndGet() != 1) {
             overlaps.incrementAndGet();
         }
+        work.run();
         int seen = counter;
         Thread.yield(); // widen the window in which an overlapping holder would lose an update
         counter = seen + 1;

@@ -715,7 +715,10 @@ public abstract class DistributedLockContract {
     void redisDownFailsEveryCallWithLockConnectionExceptionAndTheClientRecovers() throws Exception {
         LockClient client = newClient();
         DistributedLock held = lock(client, name);
-        DistributedLock free = lock(client, name + ":free");
+        List<DistributedLock> free = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            free.add(lock(client, name + ":free-" + i));
+        }
         held.lock();
 
         killRedis();
@@ -723,19 +726,22 @@ public abstract class DistributedLockContract {
             // First, while the hold's lease as last confirmed lasts: the acquires below each try
             // for the command timeout (a short outage), longer in all than the watchdog lease.
             assertFailsFast("unlock()", LockConnectionException.class, held::unlock);
-            assertFailsFast("lock()", LockConnectionException.class, free::lock);
-            assertFailsFast("lock(lease)", LockConnectionException.class, () -> free.lock(Duration.ofSeconds(5)));
-            assertFailsFast("lockInterruptibly()", LockConnectionException.class, free::lockInterruptibly);
-            assertFailsFast("tryLock()", LockConnectionException.class, free::tryLock);
-            // Must throw, not answer false: false would mean "held by someone else". A wait rides
-            // out a short outage for as long as it lasts, and at least the command timeout: one
-            // shorter than that throws once the command timeout is over.
-            assertFailsFast("tryLock(wait)", LockConnectionException.class, () -> free.tryLock(SHORTER_THAN_THE_COMMAND_TIMEOUT));
-            assertFailsFast("isLocked()", LockConnectionException.class, free::isLocked);
-            assertFailsFast("forceUnlock()", LockConnectionException.class, free::forceUnlock);
-            assertFailsFast("lockAsync()", LockConnectionException.class, () -> join(free.lockAsync()));
-            assertFailsFast("tryLockAsync(wait)", LockConnectionException.class, () -> join(free.tryLockAsync(SHORTER_THAN_THE_COMMAND_TIMEOUT)));
-            assertFailsFast("LockClient.create", LockConnectionException.class, this::newClient);
+            new FailingCalls(FAILS_FAST)
+                    .expect("lock()", LockConnectionException.class, free.get(0)::lock)
+                    .expect("lock(lease)", LockConnectionException.class, () -> free.get(1).lock(Duration.ofSeconds(5)))
+                    .expect("lockInterruptibly()", LockConnectionException.class, free.get(2)::lockInterruptibly)
+                    .expect("tryLock()", LockConnectionException.class, free.get(3)::tryLock)
+                    // Must throw, not answer false: false would mean "held by someone else". A wait
+                    // rides out a short outage for as long as it lasts, and at least the command
+                    // timeout: one shorter than that throws once the command timeout is over.
+                    .expect("tryLock(wait)", LockConnectionException.class, () -> free.get(4).tryLock(SHORTER_THAN_THE_COMMAND_TIMEOUT))
+                    .expect("isLocked()", LockConnectionException.class, free.get(5)::isLocked)
+                    .expect("forceUnlock()", LockConnectionException.class, free.get(6)::forceUnlock)
+                    .expect("lockAsync()", LockConnectionException.class, () -> join(free.get(7).lockAsync()))
+                    .expect("tryLockAsync(wait)", LockConnectionException.class,
+                            () -> join(free.get(8).tryLockAsync(SHORTER_THAN_THE_COMMAND_TIMEOUT)))
+                    .expect("LockClient.create", LockConnectionException.class, this::newClient)
+                    .assertEachFailsFast();
         } finally {
             restartRedis();
         }
@@ -745,35 +751,47 @@ public abstract class DistributedLockContract {
         assertTrue(after.isHeldByCurrentThread());
         after.unlock();
         assertFalse(after.isLocked());
-        assertFalse(free.isLocked());
+        for (DistributedLock lock : free) {
+            assertFalse(lock.isLocked(), lock.getName() + ": a call that failed with LockException left no hold");
+        }
     }
 
     @Test
     void redisTooSlowFailsWithLockTimeoutExceptionWithinTheCommandTimeoutAndLeavesNoHoldBehind() throws Exception {
-        DistributedLock lock = lock(newClient(), name);
-        DistributedLock observer = lock(newClient(), name);
-        lock.lock(); // scripts are cached in Redis from here on, as in any running application
-        lock.unlock();
+        LockClient client = newClient();
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            locks.add(lock(client, name + ":" + i));
+        }
+        DistributedLock observer = lock(newClient(), name + ":0");
+        locks.get(0).lock(); // scripts are cached in Redis from here on, as in any running application
+        locks.get(0).unlock();
 
         pauseRedis();
         try {
             // Each acquire reaches Redis and would run there once it resumes: the caller got a
             // LockException, so whatever it would have taken must not outlive the failure.
-            assertFailsFast("lock()", LockTimeoutException.class, lock::lock);
-            assertFailsFast("lock(lease)", LockTimeoutException.class, () -> lock.lock(Duration.ofSeconds(30)));
-            assertFailsFast("tryLock(wait, lease)", LockTimeoutException.class, () -> lock.tryLock(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(30)));
-            assertFailsFast("isLocked()", LockTimeoutException.class, lock::isLocked);
+            new FailingCalls(FAILS_FAST)
+                    .expect("lock()", LockTimeoutException.class, locks.get(0)::lock)
+                    .expect("lock(lease)", LockTimeoutException.class, () -> locks.get(1).lock(Duration.ofSeconds(30)))
+                    .expect("tryLock(wait, lease)", LockTimeoutException.class,
+                            () -> locks.get(2).tryLock(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(30)))
+                    .expect("isLocked()", LockTimeoutException.class, locks.get(3)::isLocked)
+                    .assertEachFailsFast();
         } finally {
             resumeRedis();
         }
 
         within(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(LockException.class).until(() -> observer.remainingLease() != null);
+        LockClient observers = newClient();
         assertHoldsFor(Duration.ofMillis(500), "no hold may appear from an acquire that failed with LockException",
-                () -> !observer.isLocked());
-        assertEquals(0, lock.getHoldCount());
-        assertTrue(lock.tryLock(), "the client works again once Redis answers");
-        assertEquals(1, lock.getHoldCount());
-        lock.unlock();
+                () -> locks.stream().noneMatch(lock -> lock(observers, lock.getName()).isLocked()));
+        for (DistributedLock lock : locks) {
+            assertEquals(0, lock.getHoldCount());
+        }
+        assertTrue(locks.get(0).tryLock(), "the client works again once Redis answers");
+        assertEquals(1, locks.get(0).getHoldCount());
+        locks.get(0).unlock();
     }
 
     private static void join(CompletableFuture<?> future) throws Throwable {
@@ -784,8 +802,11 @@ public abstract class DistributedLockContract {
         }
     }
 
+    /** How long a call may take to throw while Redis is down or too slow. */
+    private static final Duration FAILS_FAST = COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN);
+
     private static void assertFailsFast(String call, Class<? extends LockException> type, Executable executable) {
-        Duration bound = COMMAND_TIMEOUT.multipliedBy(2).plus(MARGIN);
+        Duration bound = FAILS_FAST;
         long start = System.nanoTime();
         LockException failure = assertThrows(type, executable,
                 call + " with Redis down must throw " + type.getSimpleName());
@@ -1734,64 +1755,81 @@ public abstract class DistributedLockContract {
     @ClientSideRow
     void redisDownFailsEveryAcquireWithLockConnectionExceptionAndLeavesNoHold() throws Exception {
         LockClient client = newClient();
-        DistributedLock lock = lock(client, name);
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            locks.add(lock(client, name + ":" + i));
+        }
         long owner = newOwnerId();
 
         killRedis();
         try {
-            assertFailsFast("acquire()", LockConnectionException.class, lock::acquire);
-            assertFailsFast("acquire(lease)", LockConnectionException.class, () -> lock.acquire(Duration.ofSeconds(5)));
-            assertFailsFast("acquireInterruptibly()", LockConnectionException.class, lock::acquireInterruptibly);
-            // Must throw, not answer empty: empty would mean "held by someone else".
-            assertFailsFast("tryAcquire(wait)", LockConnectionException.class, () -> lock.tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT));
-            assertFailsFast("tryAcquire(wait, lease)", LockConnectionException.class,
-                    () -> lock.tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(5)));
-            assertFailsFast("acquireAsync(owner)", LockConnectionException.class, () -> join(lock.acquireAsync(owner)));
-            assertFailsFast("acquireAsync(lease, owner)", LockConnectionException.class,
-                    () -> join(lock.acquireAsync(Duration.ofSeconds(5), owner)));
-            assertFailsFast("tryAcquireAsync(wait, lease, owner)", LockConnectionException.class,
-                    () -> join(lock.tryAcquireAsync(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(5), owner)));
+            new FailingCalls(FAILS_FAST)
+                    .expect("acquire()", LockConnectionException.class, locks.get(0)::acquire)
+                    .expect("acquire(lease)", LockConnectionException.class, () -> locks.get(1).acquire(Duration.ofSeconds(5)))
+                    .expect("acquireInterruptibly()", LockConnectionException.class, locks.get(2)::acquireInterruptibly)
+                    // Must throw, not answer empty: empty would mean "held by someone else".
+                    .expect("tryAcquire(wait)", LockConnectionException.class,
+                            () -> locks.get(3).tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT))
+                    .expect("tryAcquire(wait, lease)", LockConnectionException.class,
+                            () -> locks.get(4).tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(5)))
+                    .expect("acquireAsync(owner)", LockConnectionException.class, () -> join(locks.get(5).acquireAsync(owner)))
+                    .expect("acquireAsync(lease, owner)", LockConnectionException.class,
+                            () -> join(locks.get(6).acquireAsync(Duration.ofSeconds(5), owner)))
+                    .expect("tryAcquireAsync(wait, lease, owner)", LockConnectionException.class,
+                            () -> join(locks.get(7).tryAcquireAsync(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(5), owner)))
+                    .assertEachFailsFast();
         } finally {
             restartRedis();
         }
 
-        Optional<LockHold> after = within(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(LockException.class)
-                .until(() -> lock.tryAcquire(Duration.ZERO), Optional::isPresent);
-        assertEquals(1, lock.getHoldCount(), "the failed acquires left no hold behind: this is a first acquisition");
-        assertFalse(lock.isHeldBy(owner));
-        after.orElseThrow().close();
-        assertFalse(lock.isLocked());
+        for (DistributedLock lock : locks) {
+            Optional<LockHold> after = within(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(LockException.class)
+                    .until(() -> lock.tryAcquire(Duration.ZERO), Optional::isPresent);
+            assertEquals(1, lock.getHoldCount(), lock.getName() + ": the failed acquire left no hold behind: this is a first acquisition");
+            assertFalse(lock.isHeldBy(owner));
+            after.orElseThrow().close();
+            assertFalse(lock.isLocked());
+        }
     }
 
     @Test
     @ClientSideRow
     void redisTooSlowFailsAcquireWithLockTimeoutExceptionAndLeavesNoHoldBehind() throws Exception {
-        DistributedLock lock = lock(newClient(), name);
-        DistributedLock observer = lock(newClient(), name);
+        LockClient client = newClient();
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            locks.add(lock(client, name + ":" + i));
+        }
+        LockClient observers = newClient();
         long owner = newOwnerId();
-        lock.acquire().close(); // scripts are cached in Redis from here on, as in any running application
+        locks.get(0).acquire().close(); // scripts are cached in Redis from here on, as in any running application
 
         pauseRedis();
         try {
             // Each acquire reaches Redis and would run there once it resumes: the caller got a
             // LockException, so whatever it would have taken must not outlive the failure.
-            assertFailsFast("acquire()", LockTimeoutException.class, lock::acquire);
-            assertFailsFast("acquire(lease)", LockTimeoutException.class, () -> lock.acquire(Duration.ofSeconds(30)));
-            assertFailsFast("tryAcquire(wait, lease)", LockTimeoutException.class,
-                    () -> lock.tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(30)));
-            assertFailsFast("acquireAsync(lease, owner)", LockTimeoutException.class,
-                    () -> join(lock.acquireAsync(Duration.ofSeconds(30), owner)));
+            new FailingCalls(FAILS_FAST)
+                    .expect("acquire()", LockTimeoutException.class, locks.get(0)::acquire)
+                    .expect("acquire(lease)", LockTimeoutException.class, () -> locks.get(1).acquire(Duration.ofSeconds(30)))
+                    .expect("tryAcquire(wait, lease)", LockTimeoutException.class,
+                            () -> locks.get(2).tryAcquire(SHORTER_THAN_THE_COMMAND_TIMEOUT, Duration.ofSeconds(30)))
+                    .expect("acquireAsync(lease, owner)", LockTimeoutException.class,
+                            () -> join(locks.get(3).acquireAsync(Duration.ofSeconds(30), owner)))
+                    .assertEachFailsFast();
         } finally {
             resumeRedis();
         }
 
-        within(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(LockException.class).until(() -> observer.remainingLease() != null);
+        DistributedLock first = lock(observers, locks.get(0).getName());
+        within(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(LockException.class).until(() -> first.remainingLease() != null);
         assertHoldsFor(Duration.ofMillis(500), "no hold may appear from an acquire that failed with LockException",
-                () -> !observer.isLocked());
-        assertEquals(0, lock.getHoldCount());
-        assertFalse(lock.isHeldBy(owner));
-        try (LockHold hold = lock.acquire()) {
-            assertEquals(1, lock.getHoldCount(), "the client works again once Redis answers, with a new hold");
+                () -> locks.stream().noneMatch(lock -> lock(observers, lock.getName()).isLocked()));
+        for (DistributedLock lock : locks) {
+            assertEquals(0, lock.getHoldCount());
+            assertFalse(lock.isHeldBy(owner));
+        }
+        try (LockHold hold = locks.get(0).acquire()) {
+            assertEquals(1, locks.get(0).getHoldCount(), "the client works again once Redis answers, with a new hold");
             assertTrue(hold.isValid());
         }
     }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The contract of every lock kind, for {@link LockClient#getRedLock(String)} over three real
- * masters. "Redis down" means a majority of them killed, "Redis too slow" a majority paused:
+ * masters, with local hand-off on (the default: a client's owners pass the quorum hold between
+ * them; {@link RedLockWithoutHandOffContractTest} runs it with hand-off off). "Redis down" means a majority of them killed, "Redis too slow" a majority paused:
  * with one master left, no RedLock call can be answered.
  */
 class RedLockContractTest extends DistributedLockContract {
@@ -38,7 +39,7 @@ class RedLockContractTest extends DistributedLockContract {
 
     @Override
     protected LockConfig.Builder addresses(LockConfig.Builder builder) {
-        return builder.redLockAddresses(masters.uris()).redLockAttemptTimeout(ATTEMPT_TIMEOUT);
+        return builder.redLockAddresses(masters.uris()).redLockAttemptTimeout(ATTEMPT_TIMEOUT).localHandOff();
     }
 
     @Override

@@ -52,7 +52,7 @@ class ReadWriteLockCostTest {
         client = RedisClient.create(server.uri());
         connection = client.connect();
         redis = connection.sync();
-        for (String script : List.of("acquire.lua", "release.lua", "abandon.lua", "inspect.lua", "renew.lua")) {
+        for (String script : List.of("acquire.lua", "release.lua", "abandon.lua", "inspect.lua", "renew.lua", "reserve.lua")) {
             SHA.put(script, redis.scriptLoad(script(script)));
         }
     }
@@ -124,6 +124,13 @@ class ReadWriteLockCostTest {
             redis.evalsha(SHA.get("inspect.lua"), ScriptOutputType.MULTI, new String[] {name, leases}, side, "x:1:" + side);
         }
 
+        void reserve(String owner) {
+            String field = owner + ":read";
+            List<Object> reply = redis.evalsha(SHA.get("reserve.lua"), ScriptOutputType.MULTI, acquireKeys, field,
+                    redis.hget(name, field + ":token"), "65");
+            expect((Long) reply.get(0), 1, "the reserve");
+        }
+
         void renew(String field) {
             redis.evalsha(SHA.get("renew.lua"), ScriptOutputType.MULTI, new String[] {name, leases}, lease(), field);
         }
@@ -179,7 +186,11 @@ class ReadWriteLockCostTest {
             new Scenario("renew: one reader's lease",
                     NOTHING, lock -> lock.renew("reader:0:read"), NOTHING),
             new Scenario("inspect: the read side",
-                    NOTHING, lock -> lock.inspect("read"), NOTHING));
+                    NOTHING, lock -> lock.inspect("read"), NOTHING),
+            new Scenario("reserve: a client's shared read hold, no writer waiting",
+                    NOTHING, lock -> lock.reserve("reader:0"), NOTHING),
+            new Scenario("reserve: a client's shared read hold while a writer waits",
+                    lock -> lock.write("writer"), lock -> lock.reserve("reader:0"), lock -> lock.abandon("writer")));
 
     private static final List<Scenario> WITH_WAITING_WRITERS = List.of(
             new Scenario("acquire, write: a waiting writer tries again",

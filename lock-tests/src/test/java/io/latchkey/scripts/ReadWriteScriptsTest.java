@@ -682,6 +682,102 @@ class ReadWriteScriptsTest {
 
     // ---- machinery -------------------------------------------------------------------------
 
+    // ---- a client's shared read hold: a block of tokens, a fresh hold, reserve.lua ----------
+
+    @Test
+    void aNewHoldWithABlockTakesTheFirstTokenAndLeavesTheCounterAtTheLast() {
+        long token = newToken(acquireBlock("read", r(A), r(A) + "-unused-sibling", "", 65), 0);
+
+        assertThat(Long.parseLong(redis.get(COUNTER))).isEqualTo(token + 64);
+        release(r(A));
+        assertThat(newToken(write(B, 10_000), token + 64)).as("the writer's token is above the whole block")
+                .isGreaterThan(token + 64);
+    }
+
+    @Test
+    void aBlockTheCounterHasNoRoomForIsRefusedBeforeAnythingIsWritten() {
+        redis.set(COUNTER, Long.toString((1L << 53) - 10));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> acquireBlock("read", r(A), w(A), "", 65))
+                .hasMessageContaining("leaves room for 65 more below 2^53");
+        assertThat(redis.exists(LOCK, LEASES)).isZero();
+    }
+
+    @Test
+    void aFreshHoldReplacesTheCallersHoldThatRedisStillHasWithANewToken() {
+        long old = newToken(read(A, 10_000), 0);
+
+        long fresh = newToken(acquireBlock("read", r(A), w(A), "fresh", 1), old);
+
+        assertThat(redis.hget(LOCK, r(A))).as("one level: a new hold, not a re-entry").isEqualTo("1");
+        assertThat(redis.hget(LOCK, r(A) + ":token")).isEqualTo(Long.toString(fresh));
+    }
+
+    @Test
+    void aFreshReaderWaitsBehindAWaitingWriterAndItsOldHoldIsGone() {
+        read(A, 10_000);
+        read(C, 10_000);
+        assertThat(write(B, 10_000).get(0)).isZero();
+
+        assertThat(acquireBlock("read", r(A), w(A), "fresh", 1).get(0)).isZero();
+        assertThat(redis.zscore(LEASES, r(A))).isNull();
+    }
+
+    @Test
+    void reserveOfAHeldHoldWithNoWriterWaitingReservesTheNextBlock() {
+        long token = read(A, 10_000).get(2);
+
+        List<Long> reserved = reserve(r(A), token, 65);
+
+        assertThat(reserved).hasSize(3).startsWith(1L, 0L);
+        assertThat(reserved.get(2)).isGreaterThan(token);
+        assertThat(Long.parseLong(redis.get(COUNTER))).isEqualTo(reserved.get(2) + 64);
+        assertThat(newToken(read(B, 10_000), reserved.get(2) + 64)).isGreaterThan(reserved.get(2) + 64);
+    }
+
+    @Test
+    void reserveWhileAWriterWaitsSaysSoAndReservesNothing() {
+        long token = read(A, 10_000).get(2);
+        write(B, 10_000);
+        String counter = redis.get(COUNTER);
+
+        assertThat(reserve(r(A), token, 65)).containsExactly(1L, 1L, 0L);
+        assertThat(redis.get(COUNTER)).isEqualTo(counter);
+    }
+
+    @Test
+    void reserveOfAHoldThatIsGoneOrIsAnotherHoldAnswersGone() {
+        long token = read(A, 10_000).get(2);
+
+        assertThat(reserve(r(A), token + 1, 65)).as("another hold of that field").containsExactly(0L, 0L, 0L);
+        assertThat(reserve(r(B), token, 65)).as("no hold").containsExactly(0L, 0L, 0L);
+        redis.zadd(LEASES, ENDED, r(A));
+        assertThat(reserve(r(A), token, 65)).as("its lease ended").containsExactly(0L, 0L, 0L);
+    }
+
+    @Test
+    void aWaitingWriterWhosePlaceRanOutIsNoWaitingWriterForReserve() {
+        long token = read(A, 10_000).get(2);
+        redis.zadd(WRITERS, ENDED, w(B));
+
+        assertThat(reserve(r(A), token, 65).subList(0, 2)).containsExactly(1L, 0L);
+    }
+
+    /** @return acquire.lua's answer with a token block (ARGV[8]) */
+    private static List<Long> acquireBlock(String side, String field, String sibling, String held, int block) {
+        List<Object> reply = redis.eval(script("acquire.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK, LEASES, WRITERS, COUNTER}, side, "10000", field, sibling, "call-" + ++calls, held,
+                Long.toString(PLACE), Integer.toString(block));
+        return reply.stream().map(Long.class::cast).toList();
+    }
+
+    /** @return reserve.lua's answer */
+    private static List<Long> reserve(String field, long token, int block) {
+        List<Object> reply = redis.eval(script("reserve.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK, LEASES, WRITERS, COUNTER}, field, Long.toString(token), Integer.toString(block));
+        return reply.stream().map(Long.class::cast).toList();
+    }
+
     private static String r(String owner) {
         return owner + ":read";
     }

@@ -226,7 +226,7 @@ class ClusterFailoverTest {
             if (!(e.getCause() instanceof LockException)) {
                 throw e;
             }
-            await().atMost(Duration.ofSeconds(15)).pollInterval(RETRY_BACKOFF).ignoreException(LockException.class)
+            await().atMost(Duration.ofSeconds(15)).pollInterval(RETRY_BACKOFF).ignoreExceptionsInstanceOf(LockException.class)
                     .until(() -> !lock.isHeldBy(owner));
         }
     }

@@ -14,6 +14,7 @@ import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.internal.lock.UnsettledCalls;
 import io.latchkey.internal.multi.MultiHolds;
 import io.latchkey.internal.multi.MultiLock;
+import io.latchkey.internal.rw.ReadShares;
 import io.latchkey.internal.rw.ReadWriteLockFacade;
 import io.latchkey.internal.semaphore.LeasedSemaphore;
 import io.latchkey.internal.semaphore.SemaphoreProtocol;
@@ -63,6 +64,8 @@ public final class DefaultLockClient implements LockClient {
     private static final Duration CHANNEL_LINGER = Duration.ofMillis(500);
     /** The plain locks' local hand-off; null when it is off. */
     private final @Nullable Cohorts cohorts;
+    /** The read-write locks' shared reads, bounded as the plain locks' hand-off; null when it is off. */
+    private final @Nullable ReadShares readShares;
     private final Kinds kindContext = new Kinds();
     /** The client's own Redis; null if only RedLock masters are configured. */
     private final @Nullable Connected own;
@@ -77,6 +80,7 @@ public final class DefaultLockClient implements LockClient {
 
     private DefaultLockClient(LockConfig config, SharedResources resources, Ticker ticker, @Nullable RedisTopology topology) {
         this.cohorts = config.localHandOff().map(Cohorts::new).orElse(null);
+        this.readShares = config.localHandOff().map(ReadShares::new).orElse(null);
         this.config = config;
         this.resources = resources;
         this.ticker = ticker;
@@ -142,7 +146,7 @@ public final class DefaultLockClient implements LockClient {
 
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
-        return new ReadWriteLockFacade(LockNames.require(name, config.keyPrefix()), kindContext.lockContext());
+        return new ReadWriteLockFacade(LockNames.require(name, config.keyPrefix()), kindContext.lockContext(), readShares);
     }
 
     @Override
@@ -251,6 +255,9 @@ public final class DefaultLockClient implements LockClient {
             // Before the holds are lost: a local waiter woken by a loss must find the client closed,
             // not try Redis on a connection that is still open.
             cohorts.close();
+        }
+        if (readShares != null) {
+            readShares.close();
         }
         renewer.close();
         holds.close();

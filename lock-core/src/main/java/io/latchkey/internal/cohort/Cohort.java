@@ -1,10 +1,13 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.lock.LocalGrant;
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One client's cohort of one plain lock: the Redis hold that the client takes for its owners
@@ -64,9 +67,9 @@ final class Cohort {
     /** Guarded by this: the local owner (HELD), or the one whose try is in Redis (ACQUIRING). */
     private long owner;
     private int levels;
-    private Hold ownerHold;
+    private @Nullable Hold ownerHold;
     private long lastOwner;
-    private Runnable stopObserving;
+    private @Nullable Runnable stopObserving;
 
     Cohort(Cohorts registry, Object identity, CohortRedis redis, HandOffBudget budget) {
         this.registry = registry;
@@ -87,11 +90,12 @@ final class Cohort {
      *
      * @return the try's result; null if this cohort retired (look it up again)
      */
-    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+    @Nullable CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         long now = redis.ticker().read();
         boolean own = false;
         boolean releaseFirst = false;
         long from = 0;
+        LocalGrant handedOff = null;
         TryResult answer = null;
         CompletableFuture<TryResult> later = null;
         CompletableFuture<Void> after;
@@ -105,10 +109,9 @@ final class Cohort {
             if (state == State.HELD && this.owner == owner && (heldToken == 0 || heldToken == budget.token())) {
                 levels++;
                 return CompletableFuture.completedFuture(TryResult.acquired(
-                        new LocalGrant(this, owner, budget.token(), budget.confirmedUntilNanos(), true)));
+                        new LocalGrant(losses(), owner, budget.token(), budget.confirmedUntilNanos(), true)));
             }
-            // Every try goes after a withdrawal of the client's mark in flight, which would else
-            // delete the mark the try sets.
+            // Every try goes after a withdrawal of the client's mark in flight, else it deletes the try's mark.
             after = markWithdrawal.inFlight();
             if (heldToken != 0 || !lease.renewed()) {
                 // A hold of the owner's own in Redis, or a fixed lease: only Redis can grant it.
@@ -137,7 +140,8 @@ final class Cohort {
                             this.owner = owner;
                             levels = 1;
                             from = lastOwner;
-                            answer = TryResult.acquired(new LocalGrant(this, owner, budget.nextToken(), budget.confirmedUntilNanos(), false));
+                            handedOff = new LocalGrant(losses(), owner, budget.nextToken(), budget.confirmedUntilNanos(), false);
+                            answer = TryResult.acquired(handedOff);
                         } else {
                             releaseFirst = releases.end();
                             later = deferred.defer(owner);
@@ -158,8 +162,8 @@ final class Cohort {
             return later;
         }
         if (answer != null) {
-            if (answer.acquired()) {
-                redis.handedOff(from, owner, answer.grant().fencingToken());
+            if (handedOff != null) {
+                redis.handedOff(from, owner, handedOff.fencingToken());
             }
             return CompletableFuture.completedFuture(answer);
         }
@@ -167,7 +171,7 @@ final class Cohort {
     }
 
     /** @return the release; null if this cohort retired (look it up again) */
-    CompletableFuture<Void> release(long owner) {
+    @Nullable CompletableFuture<Void> release(long owner) {
         CompletableFuture<Void> withdrawal;
         ReleaseOrPass.Release last;
         synchronized (this) {
@@ -257,7 +261,7 @@ final class Cohort {
      * @return the owner's levels and the token of the cohort's Redis hold if the owner holds
      *     through the cohort, which Redis must still confirm; null if the owner holds nothing here
      */
-    synchronized LocalHold localHold(long owner) {
+    synchronized @Nullable LocalHold localHold(long owner) {
         return state == State.HELD && this.owner == owner ? new LocalHold(this, levels, budget.redisToken()) : null;
     }
 
@@ -286,7 +290,7 @@ final class Cohort {
      *
      * @return the withdrawal to send once the monitor is left, or null
      */
-    CompletableFuture<Void> settleIfIdle() {
+    @Nullable CompletableFuture<Void> settleIfIdle() {
         if (state != State.FREE || !attendance.isEmpty() || !deferred.isEmpty()
                 || markWithdrawal.inFlight() != null || retired) {
             return null;
@@ -329,7 +333,7 @@ final class Cohort {
     }
 
     /** Guarded by this. @return the current owner's hold, once recorded; else null */
-    Hold ownerHold() {
+    @Nullable Hold ownerHold() {
         return ownerHold;
     }
 
@@ -369,7 +373,7 @@ final class Cohort {
      *
      * @return the owner's hold, to be lost once the monitor is left; null if none was recorded
      */
-    Hold end() {
+    @Nullable Hold end() {
         Hold lostHold = ownerHold;
         ownerHold = null;
         owner = 0;

@@ -1,6 +1,8 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
@@ -11,10 +13,12 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The plain lock with local hand-off: a decorator of {@link ReentrantLockProtocol} that the one
- * acquire loop drives unchanged. Watchdog-lease acquisitions go through the client's
+ * A lock with local hand-off: a decorator of the plain lock ({@link ReentrantLockProtocol}), or
+ * of another kind whose Redis side a {@link CohortRedis} of its own serves (RedLock's quorum),
+ * that the one acquire loop drives unchanged. Watchdog-lease acquisitions go through the client's
  * {@link Cohort} of the lock; fixed-lease ones, and re-entries of holds taken that way, go to the
  * plain lock under the owner's own field, as without hand-off, but mark the client as waiting as
  * the cohort's tries do. Queries that Redis answers for every client ({@code isLocked}, the
@@ -22,21 +26,26 @@ import java.util.concurrent.CompletableFuture;
  * owner's hold count is the cohort's while it holds through it and Redis still has the cohort's
  * hold. A lock the client neither holds, waits for nor tries has no cohort. Thread-safe.
  */
-public final class CohortLockProtocol implements LockProtocol {
+final class CohortLockProtocol implements LockProtocol {
 
-    private final ReentrantLockProtocol plain;
+    /** The lock without hand-off: owners' own holds, the queries and the wake-ups go to it. */
+    private final LockProtocol plain;
     private final Cohorts cohorts;
     private final Cohorts.RedisSides sides;
 
-    CohortLockProtocol(ReentrantLockProtocol plain, Cohorts cohorts) {
+    /**
+     * @param plain the lock without hand-off
+     * @param sides makes the Redis side of the lock's cohort, whose calls match {@code plain}'s
+     */
+    CohortLockProtocol(LockProtocol plain, Cohorts cohorts, Cohorts.RedisSides sides) {
         this.plain = plain;
         this.cohorts = cohorts;
-        this.sides = (self, tokenBlock) -> new PlainLockRedis(plain, self, tokenBlock);
+        this.sides = sides;
     }
 
     @Override
-    public Optional<ReentrantLockProtocol> plainLock() {
-        return Optional.of(plain);
+    public Optional<PlainLock> plainLock() {
+        return plain.plainLock();
     }
 
     @Override
@@ -77,7 +86,7 @@ public final class CohortLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
+    public @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         Wakeups redis = plain.wakeupsIfWaitedFor(owner);
         return redis == null ? null : cohorts.joined(plain.identity(), sides, redis, owner);
     }
@@ -98,7 +107,7 @@ public final class CohortLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Timer timer() {
+    public @Nullable Timer timer() {
         return plain.timer();
     }
 

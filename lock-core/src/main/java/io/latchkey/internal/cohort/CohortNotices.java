@@ -1,5 +1,7 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
+
 /**
  * What a cohort hears on its lock's channel: {@code !wait:<client>}, another client's try found
  * the lock held (or free but reserved); {@code !force:<token>}, a force-unlock of a cohort hold,

@@ -1,5 +1,7 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
+
 /** What the watchdog finds of one Redis hold of a cohort, known by its token, told to its {@link HoldLoss}. Immutable. */
 final class CohortReports implements CohortRedis.HoldReports {
 

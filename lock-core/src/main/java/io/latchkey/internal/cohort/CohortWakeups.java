@@ -2,6 +2,7 @@ package io.latchkey.internal.cohort;
 
 import io.latchkey.spi.Wakeups;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt's wake-ups on a cohort lock: the lock's unlock messages from Redis, and the
@@ -13,7 +14,7 @@ final class CohortWakeups implements Wakeups {
     private final Cohort cohort;
     private final Wakeups redis;
     private final long owner;
-    private volatile CompletableFuture<Void> current;
+    private volatile @Nullable CompletableFuture<Void> current;
     /** True if the last wait ended on a local hand-off. */
     private volatile boolean locallySignalled;
     private boolean closed;

@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.LocalHandOff;
 import io.latchkey.internal.lock.OwnerIds;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The cohorts of one client, one per plain lock that its owners hold, wait for or try now, so
@@ -36,7 +38,35 @@ public final class Cohorts {
      * @return the lock with local hand-off
      */
     public LockProtocol protocol(ReentrantLockProtocol plain) {
-        return new CohortLockProtocol(plain, this);
+        return new CohortLockProtocol(plain, this, (self, tokenBlock) -> new PlainLockRedis(plain, self, tokenBlock));
+    }
+
+    /**
+     * Local hand-off for a lock kind of another module (RedLock), whose Redis side is its own.
+     *
+     * @param lock the lock without hand-off, which serves the owners' own holds (fixed leases),
+     *     the queries and the wake-ups
+     * @param sides makes the Redis side of the lock's cohort: the cohort's hold on the lock's
+     *     Redis, taken and released as {@link CohortRedis} says
+     * @return the lock with local hand-off
+     */
+    public LockProtocol protocol(LockProtocol lock, RedisSides sides) {
+        return new CohortLockProtocol(lock, this, sides);
+    }
+
+    /**
+     * The Redis side of a cohort's hold on one of the servers of a lock kind built of plain locks
+     * (a RedLock's master), which that kind combines into the side of its own cohort: the plain
+     * lock's cohort calls under the cohort's owner id, except that its tries wait for no replica.
+     *
+     * @param plain the plain lock on that server
+     * @param self the cohort's owner id in Redis
+     * @param tokenBlock how many tokens the cohort's acquisition reserves on that server
+     * @param kind the composite lock's kind, for events
+     * @return the part
+     */
+    public static CohortRedis part(ReentrantLockProtocol plain, long self, int tokenBlock, String kind) {
+        return new PlainLockRedis(plain, self, tokenBlock, kind, false);
     }
 
     /**
@@ -57,7 +87,7 @@ public final class Cohorts {
     }
 
     /** @return the lock's cohort, or null if the client neither holds nor waits for it */
-    Cohort existing(Object identity) {
+    @Nullable Cohort existing(Object identity) {
         return cohorts.get(identity);
     }
 
@@ -87,7 +117,7 @@ public final class Cohorts {
      * @return the owner's release through the lock's cohort; null if the client has no cohort of
      *     the lock, so that the owner's hold, if any, is its own (a fixed lease)
      */
-    CompletableFuture<Void> release(Object identity, long owner) {
+    @Nullable CompletableFuture<Void> release(Object identity, long owner) {
         while (true) {
             Cohort cohort = existing(identity);
             if (cohort == null) {
@@ -112,7 +142,7 @@ public final class Cohorts {
      * @return the owner's levels and the cohort hold's token if it holds through the lock's cohort;
      *     null if not, with no cohort made for a lock the client neither holds nor waits for
      */
-    LocalHold localHold(Object identity, long owner) {
+    @Nullable LocalHold localHold(Object identity, long owner) {
         Cohort cohort = existing(identity);
         return cohort == null ? null : cohort.localHold(owner);
     }
@@ -129,9 +159,11 @@ public final class Cohorts {
 
     /** Makes the Redis side of a new cohort. */
     @FunctionalInterface
-    interface RedisSides {
+    public interface RedisSides {
 
         /**
+         * Makes the Redis side of the cohort that {@code self} names in Redis.
+         *
          * @param self the cohort's owner id in Redis
          * @param tokenBlock how many tokens its Redis acquisition reserves
          * @return the Redis side

@@ -1,6 +1,9 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.lock.LocalGrant;
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.spi.Hold;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -14,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  * it and take it themselves; the Redis calls, the owner's {@link Hold}, the signals of the
  * {@link LocalQueue} and the completions of futures are called outside it.
  */
-final class HoldLoss {
+final class HoldLoss implements LocalGrant.Source {
 
     private final Cohort cohort;
     private final CohortRedis redis;
@@ -34,7 +37,8 @@ final class HoldLoss {
     }
 
     /** A local grant was recorded in the owner's hold: the cohort confirms it and ends it with itself. */
-    void started(long owner, long token, Hold hold) {
+    @Override
+    public void started(long owner, long token, Hold hold) {
         boolean current;
         synchronized (cohort) {
             current = cohort.recordOwnerHold(owner, token, hold);
@@ -54,7 +58,8 @@ final class HoldLoss {
      * meanwhile, and the owner is told so instead. The level is given back, so that the cohort is
      * not left held for an owner that does not know it holds.
      */
-    void refused(long owner, long token, boolean reentry) {
+    @Override
+    public void refused(long owner, long token, boolean reentry) {
         boolean giveBack;
         synchronized (cohort) {
             giveBack = cohort.giveBack(owner, token, reentry);
@@ -72,7 +77,8 @@ final class HoldLoss {
             }
             current = budget.redisToken();
         }
-        lost(hold.lossReason(), mayRemainInRedis, current);
+        // Set before the hold's loss handler runs, and before isLost() is true: both callers come after.
+        lost(Objects.requireNonNull(hold.lossReason(), "a lost hold has its reason"), mayRemainInRedis, current);
     }
 
     /** A connection of the client was lost: the cohort's hold may be gone with Redis's data. */

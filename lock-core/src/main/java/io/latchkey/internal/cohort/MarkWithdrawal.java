@@ -1,7 +1,9 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The withdrawal of the client's waiting mark in Redis once its cohort is idle (rule 6): one at a
@@ -21,7 +23,7 @@ final class MarkWithdrawal {
     private final CohortRedis redis;
     private final OtherClients others;
     /** Guarded by the cohort: the withdrawal in flight; the next try goes after it. */
-    private CompletableFuture<Void> unmarking;
+    private @Nullable CompletableFuture<Void> unmarking;
     /** Guarded by the cohort: withdrawals of the mark that failed in a row. */
     private int failures;
 
@@ -32,7 +34,7 @@ final class MarkWithdrawal {
     }
 
     /** Guarded by the cohort. @return the withdrawal in flight, or null */
-    CompletableFuture<Void> inFlight() {
+    @Nullable CompletableFuture<Void> inFlight() {
         return unmarking;
     }
 
@@ -41,7 +43,7 @@ final class MarkWithdrawal {
      *
      * @return the withdrawal to send once the monitor is left, if the client's mark stands; else null
      */
-    CompletableFuture<Void> begin() {
+    @Nullable CompletableFuture<Void> begin() {
         if (others.withdraw()) {
             unmarking = new CompletableFuture<>();
             return unmarking;
@@ -50,7 +52,7 @@ final class MarkWithdrawal {
     }
 
     /** @param withdrawal one that {@link #begin()} or {@link Cohort#settleIfIdle()} returned, or null */
-    void send(CompletableFuture<Void> withdrawal) {
+    void send(@Nullable CompletableFuture<Void> withdrawal) {
         if (withdrawal == null) {
             return;
         }

@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.LockEventListener;
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.lock.HoldCalls;
@@ -16,7 +17,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The Redis side of a cohort on a real Redis: the plain lock's scripts under the cohort's owner
  * id, with the waiting mark and the turn (acquire.lua, release.lua, unmark.lua), the client's
- * watchdog, and the lock's channel. Thread-safe.
+ * watchdog, and the lock's channel. Also one part of a cohort's hold over several Redis servers
+ * (a RedLock's master, {@link Cohorts#part}), whose tries wait for no replica: such a kind
+ * outlives a lost server by its quorum. Thread-safe.
  */
 final class PlainLockRedis implements CohortRedis {
 
@@ -33,6 +36,9 @@ final class PlainLockRedis implements CohortRedis {
     private final long self;
     private final String field;
     private final String client;
+    private final String kind;
+    /** True if the cohort's tries wait for replicas as the client's acknowledgement setting says. */
+    private final boolean acknowledged;
     /** The cohort's own hold: a block of tokens, the mark and the turn. */
     private final HoldCalls cohortHold;
     /** Owners' own holds with a fixed lease: one token, the mark and the turn. */
@@ -44,7 +50,18 @@ final class PlainLockRedis implements CohortRedis {
      * @param tokenBlock how many tokens the cohort's Redis acquisition reserves
      */
     PlainLockRedis(ReentrantLockProtocol plain, long self, int tokenBlock) {
+        this(plain, self, tokenBlock, plain.kind(), true);
+    }
+
+    /**
+     * @param kind the lock's kind, for events
+     * @param acknowledged true if the cohort's tries wait for replicas as the client's
+     *     acknowledgement setting says; false for a part of a hold over several servers
+     */
+    PlainLockRedis(ReentrantLockProtocol plain, long self, int tokenBlock, String kind, boolean acknowledged) {
         this.plain = plain;
+        this.kind = kind;
+        this.acknowledged = acknowledged;
         this.context = plain.context();
         this.self = self;
         this.field = context.field(self);
@@ -61,7 +78,7 @@ final class PlainLockRedis implements CohortRedis {
 
     @Override
     public String kind() {
-        return plain.kind();
+        return kind;
     }
 
     @Override
@@ -86,7 +103,7 @@ final class PlainLockRedis implements CohortRedis {
 
     @Override
     public CompletableFuture<TryResult> tryCohortHold(LeaseTerm lease) {
-        return cohortHold.tryAcquireReplacing(self, lease);
+        return acknowledged ? cohortHold.tryAcquireReplacing(self, lease) : cohortHold.tryAcquireNew(self, lease);
     }
 
     @Override
@@ -101,6 +118,8 @@ final class PlainLockRedis implements CohortRedis {
 
     @Override
     public CompletableFuture<Void> releaseCohortHold(boolean requeue) {
+        // Before Redis answers: a release whose answer is lost never leaves the hold renewed.
+        stopRenewing();
         return requeue ? cohortHold.requeue(self) : cohortHold.release(self);
     }
 
@@ -126,7 +145,7 @@ final class PlainLockRedis implements CohortRedis {
 
     @Override
     public void renew(HoldReports reports) {
-        context.renewer().granted(context.executor(), plain.keys().lock(), field, true, 1, new RenewedLease() {
+        context.renewer().renew(context.executor(), plain.keys().lock(), field, new RenewedLease() {
             @Override
             public void renewed(long sentAtNanos, long untilNanos) {
                 reports.renewed(sentAtNanos, untilNanos);
@@ -158,7 +177,7 @@ final class PlainLockRedis implements CohortRedis {
     public void handedOff(long from, long to, long token) {
         LockEvents events = context.holds().events();
         if (events.enabled()) {
-            events.handedOff(new LockEventListener.HandedOff(plain.name(), plain.kind(), from, to));
+            events.handedOff(new LockEventListener.HandedOff(plain.name(), kind, from, to));
         }
     }
 }

@@ -1,12 +1,16 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.internal.lock.LocalGrant;
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tries that the cohort sends to Redis and what their answers change: the cohort's own try
@@ -54,7 +58,7 @@ final class RedisTries {
      * @param after the withdrawal of the client's mark in flight when the try was decided, or null
      * @return the answer to the cohort's try, sent for {@code owner}
      */
-    CompletableFuture<TryResult> sendCohortTry(long owner, LeaseTerm lease, CompletableFuture<Void> after) {
+    CompletableFuture<TryResult> sendCohortTry(long owner, LeaseTerm lease, @Nullable CompletableFuture<Void> after) {
         CompletableFuture<TryResult> sent = after == null ? redis.tryCohortHold(lease)
                 : after.thenCompose(unmarked -> redis.tryCohortHold(lease));
         return sent.handle((reply, failure) -> afterCohortTry(owner, reply, failure));
@@ -64,7 +68,7 @@ final class RedisTries {
      * @param after the withdrawal of the client's mark in flight when the try was decided, or null
      * @return the answer to the owner's try for a hold of its own
      */
-    CompletableFuture<TryResult> sendOwnTry(long owner, LeaseTerm lease, long heldToken, CompletableFuture<Void> after) {
+    CompletableFuture<TryResult> sendOwnTry(long owner, LeaseTerm lease, long heldToken, @Nullable CompletableFuture<Void> after) {
         CompletableFuture<TryResult> sent = after == null ? redis.tryOwnHold(owner, lease, heldToken)
                 : after.thenCompose(unmarked -> redis.tryOwnHold(owner, lease, heldToken));
         return sent.whenComplete((reply, failure) -> afterOwnTry(owner, lease, reply, failure, heldToken));
@@ -81,13 +85,13 @@ final class RedisTries {
             if (granted && !cohort.isClosed()) {
                 cohort.heldInRedis();
                 long now = redis.ticker().read();
-                budget.held(reply.grant(), now);
+                budget.held(Objects.requireNonNull(reply.grant(), "an acquired result has its grant"), now);
                 if (losses.connectionLostSince(trySentNanos)) {
                     // A connection was lost while the try was in flight (its answer came on the new
                     // one, or behind a WAIT): Redis may have failed over meanwhile.
                     budget.doubt(now);
                 }
-                result = TryResult.acquired(new LocalGrant(cohort, owner, budget.token(), budget.confirmedUntilNanos(), false));
+                result = TryResult.acquired(new LocalGrant(cohort.losses(), owner, budget.token(), budget.confirmedUntilNanos(), false));
                 redis.renew(new CohortReports(losses, budget.redisToken()));
             } else if (granted) {
                 // Granted while the client closed: nothing would renew or release it.

@@ -1,11 +1,13 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import io.latchkey.internal.cohort.Cohort.State;
 import io.latchkey.spi.TryResult;
 import io.netty.util.Timeout;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What becomes of the cohort's Redis hold when its owner releases the last level: passed on to a
@@ -30,7 +32,7 @@ final class ReleaseOrPass {
     private final DeferredTries deferred;
     private final MarkWithdrawal markWithdrawal;
     /** Guarded by the cohort: releases the passed hold in Redis if no local waiter takes it in time. */
-    private Timeout passGuard;
+    private @Nullable Timeout passGuard;
     /**
      * Guarded by the cohort: the hold was passed on (PASSING) but no local waiter may take it
      * before the read of the waiting mark in flight is answered ({@link OtherClients#mustHearFirst}).
@@ -146,7 +148,7 @@ final class ReleaseOrPass {
         redis.readMark().whenComplete((marked, failure) -> heard(heldToken, readAt, failure == null ? marked : null, failure == null));
     }
 
-    private void heard(long heldToken, long readAt, String marked, boolean answered) {
+    private void heard(long heldToken, long readAt, @Nullable String marked, boolean answered) {
         boolean pass = false;
         boolean release = false;
         boolean requeue = false;

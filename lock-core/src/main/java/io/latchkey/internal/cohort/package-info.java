@@ -1,6 +1,6 @@
 /**
- * Local hand-off for the plain lock (lock cohorting: Dice, Marathe and Shavit, "Lock Cohorting",
- * PPoPP 2012). The global lock is the Redis hold, which the client takes for its owners under an
+ * Local hand-off for the plain lock and RedLock (lock cohorting: Dice, Marathe and Shavit, "Lock
+ * Cohorting", PPoPP 2012). The global lock is the Redis hold, which the client takes for its owners under an
  * owner id of its own; the local lock is the client's cohort of the lock, which passes that hold
  * from a releasing owner straight to a waiting owner of the same client, with no round trip, while
  * the hold's lease as last confirmed by Redis has more than the command timeout left and the client
@@ -27,9 +27,14 @@
  *     {@code Attendance}: who of the client waits, decides or tries; {@code LocalQueue}: the
  *     local waits and their signals;</li>
  * <li>{@code CohortRedis}: the Redis side as the cohort uses it, {@code PlainLockRedis} on a real
- *     Redis; the unit tests' simulation puts a model of the scripts in its place;</li>
- * <li>{@code CohortNotices}, {@code CohortReports}, {@code LocalGrant}: what the cohort hears
- *     (notices, lost connections, the watchdog's reports) and what it grants.</li>
+ *     Redis; the unit tests' simulation puts a model of the scripts in its place. It is also the
+ *     one seam another module implements: lock-redlock's {@code RedLockRedis} combines one
+ *     {@link io.latchkey.internal.cohort.Cohorts#part} per master into a RedLock's quorum hold,
+ *     which the same cohort then passes on ({@link io.latchkey.internal.cohort.Cohorts#protocol(
+ *     io.latchkey.spi.LockProtocol, io.latchkey.internal.cohort.Cohorts.RedisSides)});</li>
+ * <li>{@code CohortNotices}, {@code CohortReports}: what the cohort hears (notices, lost
+ *     connections, the watchdog's reports); what it grants is a {@code LocalGrant} (in
+ *     internal.lock, shared with the read lock's share), whose outcome {@code HoldLoss} learns.</li>
  * </ul>
  */
 package io.latchkey.internal.cohort;

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one facade of {@link DistributedLock}'s acquire, async, hold and unlock methods, over a
@@ -40,7 +41,7 @@ public abstract class AbstractDistributedLock<H> implements DistributedLock {
      * @return the running acquisition
      * @throws IllegalArgumentException if the kind refuses the owner
      */
-    protected abstract Acquisition<H> start(long owner, Duration leaseTime, long waitNanos);
+    protected abstract Acquisition<H> start(long owner, @Nullable Duration leaseTime, long waitNanos);
 
     /**
      * Hands a grant out.
@@ -245,17 +246,17 @@ public abstract class AbstractDistributedLock<H> implements DistributedLock {
         return Thread.currentThread().getId();
     }
 
-    private <T> CompletableFuture<T> async(long owner, Duration leaseTime, long waitNanos, Function<? super H, T> outcome) {
+    private <T> CompletableFuture<T> async(long owner, @Nullable Duration leaseTime, long waitNanos, Function<? super H, T> outcome) {
         return start(owner, leaseTime, waitNanos).forCaller(outcome);
     }
 
     /** @return the grant, or null if the wait ran out */
-    private H acquireInterruptibly(Duration leaseTime, long waitNanos) throws InterruptedException {
+    private H acquireInterruptibly(@Nullable Duration leaseTime, long waitNanos) throws InterruptedException {
         return start(currentOwner(), leaseTime, waitNanos).awaitInterruptibly(getName());
     }
 
     /** {@code Lock.lock()}: waits as long as it takes, and re-asserts an interrupt on return. */
-    private H acquireUninterruptibly(Duration leaseTime) {
+    private H acquireUninterruptibly(@Nullable Duration leaseTime) {
         return await(start(currentOwner(), leaseTime, FOREVER).result());
     }
 

@@ -10,6 +10,7 @@ import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one acquire loop, as a chain of futures: try; if taken, join the lock's wake-ups and try
@@ -50,11 +52,11 @@ final class AcquireAttempt implements Acquisition<Hold> {
     /** The hold once acquired, null when the wait ran out. */
     private final CompletableFuture<Hold> result = new CompletableFuture<>();
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
-    private volatile Wakeups wakeups;
+    private volatile @Nullable Wakeups wakeups;
     /** Set by the one {@link #cancel} that gives a granted hold back: a second must not release another level. */
     private final AtomicBoolean handedBack = new AtomicBoolean();
     /** Tells the listener how the attempt ended, once; null while events are off. */
-    private volatile BiConsumer<Hold, Throwable> tellEnd;
+    private volatile @Nullable BiConsumer<Hold, Throwable> tellEnd;
     private final AtomicBoolean endTold = new AtomicBoolean();
     private final ShortOutage outage;
     private final OutageRetries retries;
@@ -64,7 +66,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
      * When the last try was started, if it was answered "not acquired" and none was sent since;
      * else null. Only then may a wake-up's word stand for a try ({@link AcquireProtocol#grantedByWord}).
      */
-    private volatile Long queuedSentNanos;
+    private volatile @Nullable Long queuedSentNanos;
     /** That try's {@link TryResult#queuedMark()}. */
     private volatile long queuedMark;
 
@@ -218,7 +220,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
      * grant that try took, or whose undo it met, so only one that came after a try answered "not
      * acquired" tells of a grant made after that try ran.
      */
-    private TryResult grantedByWord(Wakeups current) {
+    private @Nullable TryResult grantedByWord(@Nullable Wakeups current) {
         String word = current == null ? null : current.takeWord();
         Long queuedSince = queuedSentNanos;
         return word == null || queuedSince == null ? null : protocol.grantedByWord(owner, lease, word, queuedSince, queuedMark);
@@ -233,7 +235,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
         hold.lost().whenComplete((reported, ignored) -> fail(LockExceptions.leaseLost(protocol.name(), owner, hold.lossReason())));
     }
 
-    private void afterTry(TryResult answer, Throwable failure, long seen, Hold held) {
+    private void afterTry(TryResult answer, @Nullable Throwable failure, long seen, @Nullable Hold held) {
         if (failure != null) {
             // A try whose answer was lost is settled by the protocol itself (undone once Redis
             // answers), before the owner's next call on the lock: a retry never meets it.
@@ -252,15 +254,16 @@ final class AcquireAttempt implements Acquisition<Hold> {
         if (answer.acquired()) {
             // Every grant is recorded here, also one given back below at once: the release then
             // undoes exactly this level.
-            Hold hold = holds.admit(owner, answer.grant());
+            Hold hold = holds.admit(owner, lease.renewed(), Objects.requireNonNull(answer.grant(), "an acquired result has its grant"));
             if (hold.isGivenUp()) {
                 failOnceReported(hold);
             } else {
                 acquired(hold);
             }
         } else if (answer.holdGone()) {
-            if (holds.foundGone(owner, held)) {
-                failOnceReported(held);
+            Hold gone = Objects.requireNonNull(held, "only a re-entry finds its hold gone");
+            if (holds.foundGone(owner, gone)) {
+                failOnceReported(gone);
             } else {
                 tryOnce(); // the hold ended meanwhile, released by another call of the owner
             }

@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutionException;
  * {@code Lock.lock()}, clean-up that an interrupt cannot cut short, and failures rethrown on the
  * caller's thread with their type kept. Stateless.
  */
-public final class CallerWaits {
+final class CallerWaits {
 
     private CallerWaits() {
     }
@@ -26,7 +26,7 @@ public final class CallerWaits {
      * @return its result
      * @throws RuntimeException what it failed with, rethrown on the caller's thread
      */
-    public static <T> T await(String name, CompletableFuture<T> future) {
+    static <T> T await(String name, CompletableFuture<T> future) {
         boolean interrupted = false;
         try {
             while (true) {
@@ -52,7 +52,7 @@ public final class CallerWaits {
      *
      * @param future the clean-up
      */
-    public static void awaitUninterruptibly(CompletableFuture<?> future) {
+    static void awaitUninterruptibly(CompletableFuture<?> future) {
         while (true) {
             try {
                 future.get();
@@ -73,7 +73,7 @@ public final class CallerWaits {
      * @param e how a future failed
      * @return the exception to throw
      */
-    public static RuntimeException rethrow(String name, ExecutionException e) {
+    static RuntimeException rethrow(String name, ExecutionException e) {
         Throwable cause = Failures.unwrap(e);
         if (cause instanceof Error error) {
             throw error;

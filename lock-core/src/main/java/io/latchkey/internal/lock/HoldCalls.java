@@ -6,10 +6,12 @@ import io.latchkey.ReplicaAcknowledgement;
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.internal.watchdog.Renewal;
+import io.latchkey.spi.CountedHolds;
 import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.ScriptRunner.Replicated;
 import io.latchkey.spi.TryResult;
 import java.util.List;
 import java.util.Optional;
@@ -17,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +29,11 @@ import org.slf4j.LoggerFactory;
  * client's record of a hold in step with it: a grant's token and confirmed lease, renewals, and a
  * hold given up for lost ended in Redis too. Each call goes after the owner's earlier calls on
  * the lock, whatever its hold's field ({@link UnsettledCalls}), carries an id that the scripts
- * remember beside the hold, is settled when its answer is lost, and keeps the watchdog in step: a
- * grant's renewal records the level with its lease (the acquire loop starts it), and a level
- * stops counting for renewal the moment its release is asked for. Thread-safe.
+ * remember beside the hold, is settled when its answer is lost. A grant offers the hold the
+ * watchdog's renewal of its field ({@link Hold#renewWith}), which the hold starts and stops by
+ * its own levels. Thread-safe.
  */
-public final class HoldCalls {
+public final class HoldCalls implements CountedHolds {
 
     private static final Logger log = LoggerFactory.getLogger(HoldCalls.class);
     private static final String RELEASE = "release";
@@ -88,6 +91,7 @@ public final class HoldCalls {
      *     whatever hold the owner has
      * @return the try's result
      */
+    @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         return tryAcquire(owner, lease, heldToken == 0 ? "" : Long.toString(heldToken));
     }
@@ -101,6 +105,7 @@ public final class HoldCalls {
      * @param lease the lease to take
      * @return the try's result
      */
+    @Override
     public CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease) {
         return tryAcquire(owner, lease, FRESH);
     }
@@ -158,11 +163,10 @@ public final class HoldCalls {
             if (answer < 0L) {
                 return CompletableFuture.completedFuture(TryResult.goneHold());
             }
-            long count = (Long) reply.get(1);
             long token = (Long) reply.get(2);
             long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
             boolean anotherClientWaits = reply.size() > 3 && (Long) reply.get(3) == 1L;
-            TryResult granted = TryResult.acquired(new Granted(owner, field, lease, count, token, untilNanos, anotherClientWaits, false));
+            TryResult granted = TryResult.acquired(new Granted(owner, field, token, untilNanos, anotherClientWaits, null));
             return acknowledgement.isEmpty() ? CompletableFuture.completedFuture(granted)
                     : replicated.acknowledged().handle((acks, failure) ->
                             checkAcknowledged(acknowledgement.get(), acks, failure, granted, hold, field))
@@ -195,8 +199,8 @@ public final class HoldCalls {
     }
 
     /**
-     * Releases the one level an unacknowledged grant added, by the release script alone: the
-     * watchdog never counted that level. A release whose answer is lost is settled later.
+     * Releases the one level an unacknowledged grant added, by the release script alone: no
+     * hold ever had that level. A release whose answer is lost is settled later.
      */
     private CompletableFuture<?> giveBack(HoldId hold, String field) {
         UnsettledCalls unsettled = context.unsettled();
@@ -205,25 +209,9 @@ public final class HoldCalls {
                 () -> scripts.release(field, call, RELEASE), () -> scripts.release(field, call, RELEASE)));
     }
 
-    /**
-     * A hold that Redis granted the owner without a call of its own, which a message told of (the
-     * fair lock's release grants the next waiter and publishes the token), entered without a round
-     * trip. Its lease is confirmed until {@code untilNanos}, a time the kind knows Redis keeps the
-     * grant at least. As the level starts, a try that re-enters the token takes the hold in Redis
-     * (the kind's acquire script must take a granted hold so, giving it the owner's lease) and
-     * confirms that lease; if it finds the hold gone, the lease is lost. Its answer lost, it is sent
-     * again with the same call id until Redis answers (the script must answer that as the first
-     * time), never undone: the owner holds the level already. Not for replica acknowledgement:
-     * nothing waited for the replicas to have the grant.
-     *
-     * @param owner the owner id
-     * @param lease the lease the owner takes
-     * @param token the granted hold's token
-     * @param untilNanos by the client's ticker, a time before which Redis does not drop the grant
-     * @return the acquired result
-     */
+    @Override
     public TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos) {
-        return TryResult.acquired(new Granted(owner, field(owner), lease, 1, token, untilNanos, false, true));
+        return TryResult.acquired(new Granted(owner, field(owner), token, untilNanos, false, lease));
     }
 
     /** Takes a hold granted by the kind's release ({@link #takeGranted}) in Redis, and confirms or loses its lease by the answer. */
@@ -272,20 +260,15 @@ public final class HoldCalls {
     private final class Granted implements TryResult.Grant {
         private final long owner;
         private final String field;
-        private final LeaseTerm lease;
-        private final long count;
         private final long token;
         private final long untilNanos;
         private final boolean anotherClientWaits;
-        /** True for a hold granted by the kind's release, still to be taken in Redis ({@link #takeGranted}). */
-        private final boolean toTake;
+        /** For a hold granted by the kind's release, the owner's lease to take it with in Redis ({@link #takeGranted}); else null. */
+        private final @Nullable LeaseTerm toTake;
 
-        Granted(long owner, String field, LeaseTerm lease, long count, long token, long untilNanos, boolean anotherClientWaits,
-                boolean toTake) {
+        Granted(long owner, String field, long token, long untilNanos, boolean anotherClientWaits, @Nullable LeaseTerm toTake) {
             this.owner = owner;
             this.field = field;
-            this.lease = lease;
-            this.count = count;
             this.token = token;
             this.untilNanos = untilNanos;
             this.anotherClientWaits = anotherClientWaits;
@@ -310,28 +293,29 @@ public final class HoldCalls {
         @Override
         public void start(Hold hold) {
             hold.onLoss((lost, mayRemainInRedis) -> {
-                context.renewer().cancel(context.executor(), lock, field);
                 if (mayRemainInRedis) {
                     endLost(owner, token);
                 }
             });
-            context.renewer().granted(context.executor(), layout.renewal(), layout.renewalKeys(), field, lease.renewed(),
-                    count, hold);
-            if (toTake) {
-                take(hold, field, lease, token);
+            hold.renewWith(() -> context.renewer().renew(context.executor(), layout.renewal(), layout.renewalKeys(), field, hold));
+            if (toTake != null) {
+                take(hold, field, toTake, token);
             }
         }
     }
 
     /**
-     * Releases one hold. The level stops counting for the watchdog at once; if Redis's answer is
-     * lost, or Redis refused it for a passing reason (a failover), the release fails with a
-     * {@link LockException} that says so, and is completed as soon as Redis can take it.
+     * Releases one hold. The caller stops the level's renewal first (a {@link Hold} with
+     * {@link Hold#releasing()}); if Redis's answer is lost, or Redis refused it for a passing
+     * reason (a failover), the release fails with a {@link LockException} that says so, and is
+     * completed as soon as Redis can take it. Once Redis answers that the owner holds nothing
+     * more, nothing renews its field any more.
      *
      * @param owner the owner id
      * @return completes when released; fails with {@link IllegalMonitorStateException} if the
      *     owner held nothing, in which case nothing changed
      */
+    @Override
     public CompletableFuture<Void> release(long owner) {
         return release(owner, RELEASE);
     }
@@ -353,7 +337,6 @@ public final class HoldCalls {
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
-        context.renewer().releasing(context.executor(), lock, field);
         // A requeue's mark is worth writing only with the release it belongs to: sent again later,
         // it could name a client whose owners have all left since, so it is sent as a release.
         return unsettled.afterOrSettleLater(hold, "release " + call, () -> scripts.release(field, call, mode),

@@ -5,16 +5,21 @@ import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.LeaseRenewer;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseRegistration;
+import io.latchkey.spi.LockServer;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
- * What every Redis-backed lock of one client shares.
+ * What every Redis-backed lock of one client shares on one Redis: the {@link LockServer} that
+ * lock kinds of other modules see, and the parts behind it that only lock-core's kinds reach.
  *
  * @param clientId the random id that prefixes every owner field of this client
  * @param config the client's configuration
@@ -29,20 +34,14 @@ import java.util.concurrent.CompletableFuture;
  */
 public record LockContext(String clientId, LockConfig config, RedisExecutor executor,
                           UnlockSubscriptions subscriptions, LeaseRenewer renewer, Timer timer, Ticker ticker,
-                          String publishCommand, UnsettledCalls unsettled, HoldRegistry holds) {
+                          String publishCommand, UnsettledCalls unsettled, HoldRegistry holds) implements LockServer {
 
-    /**
-     * @param name a lock name
-     * @return the name's keys and channels under the client's {@link LockConfig#keyPrefix() key prefix}
-     */
+    @Override
     public LockKeys keys(String name) {
         return LockKeys.of(name, config.keyPrefix());
     }
 
-    /**
-     * @param owner an owner id
-     * @return the owner's hash field: {@code <clientId>:<ownerId>}
-     */
+    @Override
     public String field(long owner) {
         return clientId + ':' + owner;
     }
@@ -56,60 +55,47 @@ public record LockContext(String clientId, LockConfig config, RedisExecutor exec
         return new UnsettledCalls.HoldId(executor, lock, field(owner));
     }
 
-    /**
-     * @param lock the lock hash
-     * @return what identifies the lock hash on this client's Redis, for {@link #holds}
-     */
+    @Override
     public Object lockId(String lock) {
         return new LockId(executor, lock);
     }
 
-    /**
-     * @return the lease that a hold the watchdog renews takes and keeps: the client's
-     *     {@link LockConfig#watchdogTimeout()}, which its watchdog was built with; every kind
-     *     reads it here
-     */
+    /** The client's {@link LockConfig#watchdogTimeout()}, which its watchdog was built with. */
+    @Override
     public Duration watchdogLease() {
         return config.watchdogTimeout();
     }
 
-    /**
-     * Joins an unlock channel on the client's shared subscription; the future completes once
-     * Redis confirmed the subscription, so that a try made after it cannot miss an unlock.
-     *
-     * @param channel the unlock channel
-     * @param address the waiter's own name in messages that name one waiter; null if the lock
-     *     kind sends unaddressed messages
-     * @return wake-ups for one acquire attempt; close them when done
-     */
-    public CompletableFuture<Wakeups> wakeups(String channel, String address) {
+    @Override
+    public CompletableFuture<Wakeups> wakeups(String channel, @Nullable String address) {
         return subscriptions.join(channel, address);
     }
 
-    /**
-     * Joins an unlock channel only if it is already subscribed and confirmed, which costs no
-     * round trip.
-     *
-     * @param channel the unlock channel
-     * @param address as for {@link #wakeups}
-     * @return wake-ups ready now, or null if the channel is not subscribed
-     */
-    public Wakeups wakeupsIfSubscribed(String channel, String address) {
+    @Override
+    public @Nullable Wakeups wakeupsIfSubscribed(String channel, @Nullable String address) {
         return subscriptions.joinIfSubscribed(channel, address);
     }
 
-    /**
-     * Has the watchdog renew an owner's hold as a whole until cancelled or found gone, whatever
-     * its levels: for kinds that manage a hold's lease themselves (RedLock, on each master).
-     * Registering a hold that is already registered only pins it: it keeps its lease.
-     *
-     * @param lock the lock hash
-     * @param owner the owner id
-     * @param lease told how each renewal goes
-     * @return the registration of {@code lease}
-     */
+    @Override
     public LeaseRegistration register(String lock, long owner, RenewedLease lease) {
-        return renewer.register(executor, lock, field(owner), lease);
+        return renewer.renew(executor, lock, field(owner), lease);
+    }
+
+    @Override
+    public ReentrantLockProtocol plainLock(String name) {
+        return new ReentrantLockProtocol(name, this);
+    }
+
+    @Override
+    public HoldCalls countedHolds(String name, String lock, HoldScripts scripts) {
+        return new HoldCalls(name, lock, this, scripts);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> sendOrSettleLater(String lock, long owner, String what,
+                                                      Supplier<CompletableFuture<T>> call,
+                                                      Supplier<CompletableFuture<?>> again) {
+        return unsettled.sendOrSettleLater(hold(lock, owner), what, call, again);
     }
 
     private record LockId(Object redis, String lock) {

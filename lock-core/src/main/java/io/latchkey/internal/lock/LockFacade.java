@@ -9,6 +9,7 @@ import io.latchkey.spi.LockProtocol;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link DistributedLock} for every lock kind that has a protocol: {@link AbstractDistributedLock}
@@ -80,7 +81,7 @@ public final class LockFacade extends AbstractDistributedLock<Hold> {
     // ---- the seam ----------------------------------------------------------------------------
 
     @Override
-    protected Acquisition<Hold> start(long owner, Duration leaseTime, long waitNanos) {
+    protected Acquisition<Hold> start(long owner, @Nullable Duration leaseTime, long waitNanos) {
         LeaseTerm lease = leaseTime == null ? watchdogLease : LeaseTerm.fixed(leaseTime);
         return acquisitions.start(OwnerIds.requireApplicationOwner(owner), lease, waitNanos);
     }
@@ -113,7 +114,7 @@ public final class LockFacade extends AbstractDistributedLock<Hold> {
      * @param waitNanos the longest wait; {@link Long#MAX_VALUE} for as long as it takes
      * @return the running acquisition, whose grant is a handle; null when the wait ran out
      */
-    public Acquisition<LockHold> acquisition(long owner, Duration leaseTime, long waitNanos) {
+    public Acquisition<LockHold> acquisition(long owner, @Nullable Duration leaseTime, long waitNanos) {
         Acquisition<Hold> attempt = start(owner, leaseTime == null ? null : Acquisitions.checkLease(leaseTime),
                 Math.max(0, waitNanos));
         CompletableFuture<LockHold> result = new CompletableFuture<>();

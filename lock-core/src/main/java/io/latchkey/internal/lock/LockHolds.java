@@ -10,6 +10,7 @@ import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.TryResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client's side of the holds of one lock: records each grant in the client's
@@ -29,17 +30,19 @@ final class LockHolds {
     }
 
     /** @return the owner's hold of this lock, held or lost, or null if the client knows of none */
-    Hold current(long owner) {
+    @Nullable Hold current(long owner) {
         return registry.find(identity, owner);
     }
 
     /**
-     * Records a grant and hands it to the watchdog.
+     * Records a grant, then lets it start the hold's watchdog renewal and the like.
      *
+     * @param watchdog true if the owner asked for the watchdog lease
      * @return the hold it belongs to; a lost one if it re-entered a hold given up meanwhile
      */
-    Hold admit(long owner, TryResult.Grant grant) {
-        Hold hold = registry.granted(identity, protocol.name(), protocol.kind(), owner, grant.fencingToken(), grant.confirmedUntilNanos());
+    Hold admit(long owner, boolean watchdog, TryResult.Grant grant) {
+        Hold hold = registry.granted(identity, protocol.name(), protocol.kind(), owner, grant.fencingToken(),
+                grant.confirmedUntilNanos(), watchdog);
         if (hold.isGivenUp()) {
             grant.refuse();
         } else {
@@ -72,6 +75,9 @@ final class LockHolds {
         if (hold != null && hold.isGivenUp()) {
             return failLost(hold);
         }
+        if (hold != null) {
+            hold.releasing();
+        }
         return protocol.release(owner).handle((ok, failure) -> {
             Throwable cause = failure == null ? null : Failures.unwrap(failure);
             if (hold != null && cause instanceof IllegalMonitorStateException) {
@@ -86,7 +92,7 @@ final class LockHolds {
                 // that came after the loss.
                 return failLost(hold);
             }
-            if (over) {
+            if (hold != null && over) {
                 released(hold);
             }
             return failure == null ? CompletableFuture.<Void>completedFuture(null) : CompletableFuture.<Void>failedFuture(failure);

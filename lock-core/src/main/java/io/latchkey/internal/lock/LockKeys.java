@@ -1,8 +1,10 @@
 package io.latchkey.internal.lock;
 
+import io.latchkey.spi.Keys;
 import io.lettuce.core.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis names of one lock: the hash at the lock's own name, and derived keys and channels
@@ -40,7 +42,7 @@ import java.util.Objects;
  * starts with <code>latchkey:&#123;</code>, so it is never a derived key, and it is shared by
  * every lock name in the slot, so an idle lock leaves no key of its own behind. Immutable.
  */
-public final class LockKeys {
+public final class LockKeys implements Keys {
 
     /** The prefix of a client that sets none. */
     public static final String DEFAULT_PREFIX = "latchkey";
@@ -88,6 +90,7 @@ public final class LockKeys {
     }
 
     /** @return the lock hash: field {@code <clientId>:<ownerId>} to hold count; the name itself */
+    @Override
     public String lock() {
         return lock;
     }
@@ -97,6 +100,7 @@ public final class LockKeys {
      *     advance to max(counter + 1, Redis TIME in µs) for every new hold of any lock in the
      *     slot, and that never expires
      */
+    @Override
     public String fenceCounter() {
         return fenceCounter;
     }
@@ -107,6 +111,7 @@ public final class LockKeys {
     }
 
     /** @return the unlock channel, {@link #derived(String) derived} with suffix {@code channel} */
+    @Override
     public String channel() {
         return derived("channel");
     }
@@ -127,6 +132,7 @@ public final class LockKeys {
      * @throws IllegalArgumentException if the suffix is empty or holds a brace or a ':', which
      *     could make the keys of two locks coincide
      */
+    @Override
     public String derived(String suffix) {
         if (suffix.isEmpty() || suffix.indexOf('{') >= 0 || suffix.indexOf('}') >= 0 || suffix.indexOf(':') >= 0) {
             throw new IllegalArgumentException("a key suffix must be a non-empty word without braces or ':': " + suffix);
@@ -135,7 +141,7 @@ public final class LockKeys {
     }
 
     /** @return Redis Cluster's hash tag of the name: the text between the first '{' and the next '}', or null if none or empty */
-    private static String hashTag(String name) {
+    private static @Nullable String hashTag(String name) {
         int open = name.indexOf('{');
         if (open >= 0) {
             int close = name.indexOf('}', open + 1);

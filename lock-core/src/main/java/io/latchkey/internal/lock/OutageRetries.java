@@ -71,7 +71,10 @@ final class OutageRetries {
      */
     long failed(Throwable failure, long startedNanos) {
         Timer current = timer;
-        long pauseNanos = current == null || steps.ended() ? -1 : outage.failed(failure, startedNanos, ticker.read());
+        if (current == null || steps.ended()) {
+            return -1;
+        }
+        long pauseNanos = outage.failed(failure, startedNanos, ticker.read());
         if (pauseNanos < 0) {
             return -1;
         }

@@ -2,11 +2,12 @@ package io.latchkey.internal.lock;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.ReplicaAcknowledgement;
-import io.latchkey.internal.redis.RedisExecutor.Replicated;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.LockProtocol;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.Script;
+import io.latchkey.spi.ScriptRunner.Replicated;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
@@ -17,12 +18,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reentrant, non-fair lock: a hash of owner to hold count, one script call to acquire and one
  * to release, the release publishing the unlock message itself. Thread-safe.
  */
-public final class ReentrantLockProtocol implements LockProtocol {
+public final class ReentrantLockProtocol implements PlainLock {
 
     private static final Script ACQUIRE = Script.load(ReentrantLockProtocol.class, "acquire.lua");
     private static final Script RELEASE = Script.load(ReentrantLockProtocol.class, "release.lua");
@@ -60,6 +62,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @param mark how long a waiting mark that {@link HoldCalls#requeue(long)} writes lasts
      * @return the calls, on this lock's keys
      */
+    @Override
     public HoldCalls cohortCalls(int tokenBlock, Duration turn, Duration mark) {
         String[] acquireKeys = {keys.lock(), keys.fenceCounter(), keys.waitingMark(), keys.turn(),
                 keys.channel()};
@@ -136,12 +139,12 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @param lock any lock
      * @return its plain lock, if it is a lock of {@code LockClient.getLock}
      */
-    public static Optional<ReentrantLockProtocol> behind(DistributedLock lock) {
+    public static Optional<PlainLock> behind(DistributedLock lock) {
         return lock instanceof LockFacade facade ? facade.protocol().plainLock() : Optional.empty();
     }
 
     @Override
-    public Optional<ReentrantLockProtocol> plainLock() {
+    public Optional<PlainLock> plainLock() {
         return Optional.of(this);
     }
 
@@ -155,12 +158,12 @@ public final class ReentrantLockProtocol implements LockProtocol {
         return "plain";
     }
 
-    /** @return the lock's keys */
+    @Override
     public LockKeys keys() {
         return keys;
     }
 
-    /** @return the client's shared machinery */
+    @Override
     public LockContext context() {
         return context;
     }
@@ -178,6 +181,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @param lease the lease to take
      * @return the try's result
      */
+    @Override
     public CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease) {
         return holds.tryAcquireNew(owner, lease);
     }
@@ -189,6 +193,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
      * @param owner the owner id
      * @param token the token this Redis gave the hold
      */
+    @Override
     public void endLost(long owner, long token) {
         holds.endLost(owner, token);
     }
@@ -219,7 +224,7 @@ public final class ReentrantLockProtocol implements LockProtocol {
     }
 
     @Override
-    public Wakeups wakeupsIfWaitedFor(long owner) {
+    public @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
         return context.subscriptions().joinIfSubscribed(keys.channel(), null);
     }
 

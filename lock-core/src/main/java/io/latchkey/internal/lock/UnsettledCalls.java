@@ -16,6 +16,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The calls that change one owner's hold of one lock, one at a time, and the settling of those
@@ -233,7 +234,7 @@ public final class UnsettledCalls implements AutoCloseable {
         /** Guarded by this. */
         private final Deque<Pending> unsettled = new ArrayDeque<>();
         /** Guarded by this: the drain in progress, so that at most one runs. */
-        private CompletableFuture<Void> draining;
+        private @Nullable CompletableFuture<Void> draining;
         /** Guarded by this. */
         private long retryMillis = FIRST_RETRY_MILLIS;
         /** Guarded by this. */

@@ -26,7 +26,8 @@
  *       neither the loop nor the facade.</li>
  *   <li>{@link io.latchkey.internal.lock.HoldCalls}: for kinds whose holds are a count in a lock
  *       hash (plain, fair, both sides of the read-write lock, each hold a field its
- *       {@link io.latchkey.internal.lock.HoldCalls.Layout} names): every call carries an id the
+ *       {@link io.latchkey.internal.lock.HoldCalls.Layout} names), sending the kind's
+ *       {@link io.latchkey.spi.HoldScripts}: every call carries an id the
  *       scripts remember, and one whose answer was lost is settled by
  *       {@link io.latchkey.internal.lock.UnsettledCalls}, which also sends the calls that must
  *       take effect (releases, leaving a queue): sent, or settled later.</li>

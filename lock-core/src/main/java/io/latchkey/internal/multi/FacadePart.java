@@ -7,6 +7,7 @@ import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.internal.lock.ReentrantLockProtocol;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A part that is one of Latchkey's own locks (any kind): driven through its own acquire loop, so
@@ -38,7 +39,7 @@ final class FacadePart implements Part {
     }
 
     @Override
-    public Acquisition<LockHold> start(long owner, Duration leaseTime, long waitNanos) {
+    public Acquisition<LockHold> start(long owner, @Nullable Duration leaseTime, long waitNanos) {
         return lock.acquisition(owner, leaseTime, waitNanos);
     }
 

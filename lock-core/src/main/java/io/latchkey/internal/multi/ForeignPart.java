@@ -12,6 +12,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A part that is not one of Latchkey's own locks (a decorator of the application's, say): driven
@@ -59,7 +60,7 @@ final class ForeignPart implements Part {
     }
 
     @Override
-    public Acquisition<LockHold> start(long owner, Duration leaseTime, long waitNanos) {
+    public Acquisition<LockHold> start(long owner, @Nullable Duration leaseTime, long waitNanos) {
         boolean forever = waitNanos == Long.MAX_VALUE;
         AtomicBoolean waitRanOut = new AtomicBoolean();
         // The part's own future, not a stage derived from it: only its cancel reaches the part.

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One acquisition of a multi-lock: its parts one after another, in the global order, each waiting
@@ -28,7 +29,7 @@ final class MultiAcquisition {
 
     private final List<Part> parts;
     private final long owner;
-    private final Duration leaseTime;
+    private final @Nullable Duration leaseTime;
     private final Ticker ticker;
     private final long deadlineNanos;
     /** The parts' holds once all are taken; null when the wait ran out. */
@@ -36,9 +37,9 @@ final class MultiAcquisition {
     /** Guarded by this: the acquisitions of the parts taken so far, and then the one under way. */
     private final List<Acquisition<LockHold>> started = new ArrayList<>();
     /** Guarded by this: the one clean-up, once started. */
-    private CompletableFuture<Void> cleanUp;
+    private @Nullable CompletableFuture<Void> cleanUp;
 
-    private MultiAcquisition(List<Part> parts, long owner, Duration leaseTime, Ticker ticker, long waitNanos) {
+    private MultiAcquisition(List<Part> parts, long owner, @Nullable Duration leaseTime, Ticker ticker, long waitNanos) {
         this.parts = parts;
         this.owner = owner;
         this.leaseTime = leaseTime;
@@ -54,7 +55,7 @@ final class MultiAcquisition {
      * @param waitNanos the longest wait over all parts; {@link Long#MAX_VALUE} for as long as it takes
      * @return the running acquisition
      */
-    static MultiAcquisition start(List<Part> parts, long owner, Duration leaseTime, Ticker ticker, long waitNanos) {
+    static MultiAcquisition start(List<Part> parts, long owner, @Nullable Duration leaseTime, Ticker ticker, long waitNanos) {
         MultiAcquisition acquisition = new MultiAcquisition(parts, owner, leaseTime, ticker, waitNanos);
         acquisition.take(0);
         return acquisition;
@@ -119,8 +120,8 @@ final class MultiAcquisition {
                 });
                 return;
             }
-            LockHold hold = null;
-            Throwable failure = null;
+            @Nullable LockHold hold = null;
+            @Nullable Throwable failure = null;
             try {
                 hold = taken.join();
             } catch (CompletionException | CancellationException e) {
@@ -133,7 +134,7 @@ final class MultiAcquisition {
     }
 
     /** @return true if the next part is to be taken; else the acquisition ends as the part's outcome says */
-    private boolean goesOn(LockHold hold, Throwable failure) {
+    private boolean goesOn(@Nullable LockHold hold, @Nullable Throwable failure) {
         if (failure != null) {
             fail(failure);
         } else if (hold == null) {

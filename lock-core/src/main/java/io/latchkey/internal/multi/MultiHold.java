@@ -3,6 +3,7 @@ package io.latchkey.internal.multi;
 import io.latchkey.LockHold;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One owner's hold of one multi-lock, as this client knows it: from the first grant of every part
@@ -22,7 +23,7 @@ final class MultiHold {
     /** Guarded by this: released to the last level, or ended after a loss. */
     private boolean over;
     /** Set once, before {@link #lost} completes. */
-    private volatile String lossReason;
+    private volatile @Nullable String lossReason;
 
     MultiHold(MultiHolds registry, MultiHolds.Key key, String name) {
         this.registry = registry;
@@ -76,7 +77,7 @@ final class MultiHold {
         return lost.isDone();
     }
 
-    String lossReason() {
+    @Nullable String lossReason() {
         return lossReason;
     }
 

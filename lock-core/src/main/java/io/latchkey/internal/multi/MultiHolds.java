@@ -4,6 +4,7 @@ import io.latchkey.LockHold;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The multi-lock holds of one client's owners, shared by every multi-lock object over the same
@@ -23,7 +24,7 @@ public final class MultiHolds {
     }
 
     /** @return the owner's hold, held or lost, or null if none is known */
-    MultiHold current(List<Object> parts, long owner) {
+    @Nullable MultiHold current(List<Object> parts, long owner) {
         return holds.get(new Key(parts, owner));
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The multi-lock: a {@link DistributedLock} over several locks of any kinds and any clients,
@@ -125,7 +126,7 @@ public final class MultiLock extends AbstractDistributedLock<MultiHoldHandle> {
     // ---- the seam ----------------------------------------------------------------------------
 
     @Override
-    protected Acquisition<MultiHoldHandle> start(long owner, Duration leaseTime, long waitNanos) {
+    protected Acquisition<MultiHoldHandle> start(long owner, @Nullable Duration leaseTime, long waitNanos) {
         return new Attempt(owner, leaseTime, waitNanos);
     }
 
@@ -208,7 +209,7 @@ public final class MultiLock extends AbstractDistributedLock<MultiHoldHandle> {
         return chain;
     }
 
-    private static Throwable failureOf(CompletableFuture<Void> future) {
+    private static @Nullable Throwable failureOf(CompletableFuture<Void> future) {
         try {
             future.join();
             return null;
@@ -231,39 +232,41 @@ public final class MultiLock extends AbstractDistributedLock<MultiHoldHandle> {
      */
     private final class Attempt implements Acquisition<MultiHoldHandle> {
 
-        private final MultiAcquisition acquisition;
+        /** Null when the attempt failed at once, on a hold lost before it. */
+        private final @Nullable MultiAcquisition acquisition;
         private final CompletableFuture<MultiHoldHandle> result = new CompletableFuture<>();
         private final AtomicBoolean handedBack = new AtomicBoolean();
 
-        Attempt(long owner, Duration leaseTime, long waitNanos) {
+        Attempt(long owner, @Nullable Duration leaseTime, long waitNanos) {
             MultiHold held = holds.current(identity, owner);
             if (held != null && held.isLost()) {
                 acquisition = null;
                 result.completeExceptionally(LockExceptions.leaseLost(name, owner, held.lossReason()));
                 return;
             }
-            acquisition = MultiAcquisition.start(parts, owner, leaseTime, ticker, waitNanos);
-            acquisition.result().whenComplete((partHolds, failure) -> {
+            MultiAcquisition started = MultiAcquisition.start(parts, owner, leaseTime, ticker, waitNanos);
+            acquisition = started;
+            started.result().whenComplete((partHolds, failure) -> {
                 if (failure != null) {
                     result.completeExceptionally(Failures.unwrap(failure));
                 } else if (partHolds == null) {
                     result.complete(null);
                 } else {
-                    granted(owner, partHolds);
+                    granted(started, owner, partHolds);
                 }
             });
         }
 
-        private void granted(long owner, List<LockHold> partHolds) {
+        private void granted(MultiAcquisition started, long owner, List<LockHold> partHolds) {
             MultiHold hold = holds.granted(identity, owner, name, partHolds);
             if (hold.isLost()) {
                 // It re-entered a hold lost meanwhile: give this level back, leave the hold to its release.
                 hold.leave();
-                acquisition.cancel().whenComplete((ok, ignored) ->
+                started.cancel().whenComplete((ok, ignored) ->
                         result.completeExceptionally(LockExceptions.leaseLost(name, owner, hold.lossReason())));
             } else if (!result.complete(new MultiHoldHandle(MultiLock.this, hold, partHolds))) {
                 hold.leave(); // cancelled as it was granted: the cancel releases the parts
-                acquisition.cancel();
+                started.cancel();
             }
         }
 

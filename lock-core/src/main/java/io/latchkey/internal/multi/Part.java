@@ -7,6 +7,7 @@ import io.latchkey.internal.lock.LockFacade;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One lock of a multi-lock, as the multi-lock drives it: started for an owner with a lease and a
@@ -35,7 +36,7 @@ interface Part {
      * @param waitNanos the longest wait, {@link Long#MAX_VALUE} for as long as it takes
      * @return the running acquisition, whose grant is the part's hold; null when the wait ran out
      */
-    Acquisition<LockHold> start(long owner, Duration leaseTime, long waitNanos);
+    Acquisition<LockHold> start(long owner, @Nullable Duration leaseTime, long waitNanos);
 
     /**
      * @param lock a lock the application gave

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a failure as a future reports it: whether Redis may still run the call, whether a later
@@ -127,7 +128,7 @@ public final class Failures {
      * @param failure a failure, or null
      * @return the failure's message, or its type if it has none, with any URI's credentials masked
      */
-    public static String describe(Throwable failure) {
+    public static String describe(@Nullable Throwable failure) {
         if (failure == null) {
             return "null";
         }
@@ -139,7 +140,7 @@ public final class Failures {
      * @param failure an unwrapped failure, or null
      * @return what it means to the caller: the first failure along its causes that tells
      */
-    static Kind kindOf(Throwable failure) {
+    static Kind kindOf(@Nullable Throwable failure) {
         int depth = 0;
         for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
             if (cause instanceof LockTimeoutException || cause instanceof RedisCommandTimeoutException

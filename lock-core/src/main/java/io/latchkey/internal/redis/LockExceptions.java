@@ -201,10 +201,11 @@ public final class LockExceptions {
     /**
      * @param lock the lock's name
      * @param owner the owner whose lease was lost
-     * @param how how it was lost
+     * @param how how it was lost; null only if read from a hold before its loss was marked, which
+     *     the callers, reading it once the hold is lost, never do
      * @return what an unlock, a close or a re-entry of a hold whose lease was lost throws
      */
-    public static LeaseLostException leaseLost(String lock, long owner, String how) {
+    public static LeaseLostException leaseLost(String lock, long owner, @Nullable String how) {
         return new LeaseLostException("the lease of lock '" + lock + "' held by owner " + owner + " was lost ("
                 + how + "): another owner may have held the lock since, so what this owner did after that was not "
                 + "protected by it; the hold is over");
@@ -303,7 +304,7 @@ public final class LockExceptions {
      *     {@link LockTimeoutException}, {@link LockConnectionException} or {@link LockRefusedException}
      *     if the cause is one of those situations, else a plain {@link LockException}
      */
-    public static LockException typedAs(Throwable cause, String message) {
+    public static LockException typedAs(@Nullable Throwable cause, String message) {
         return switch (Failures.kindOf(cause)) {
             case TIMEOUT -> new LockTimeoutException(message, cause);
             case CONNECTION -> new LockConnectionException(message, cause);

@@ -1,6 +1,7 @@
 package io.latchkey.internal.redis;
 
 import io.latchkey.spi.Script;
+import io.latchkey.spi.ScriptRunner;
 import io.latchkey.spi.Ticker;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
@@ -33,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * {@code NOSCRIPT} reply (a restarted or flushed server) sends the script text once, which also
  * caches it again. Thread-safe.
  */
-public final class RedisExecutor {
+public final class RedisExecutor implements ScriptRunner {
 
     private static final Logger log = LoggerFactory.getLogger(RedisExecutor.class);
     private static final long FIRST_RETRY_DELAY_MILLIS = 5;
@@ -106,6 +107,7 @@ public final class RedisExecutor {
      * @param <T> the reply type
      * @return the reply
      */
+    @Override
     public <T> CompletableFuture<T> eval(String lockName, Script script, ScriptOutputType type, String[] keys, String... args) {
         return this.<T>retryingTryAgain(() -> evalOnce(script, type, keys, args))
                 .exceptionallyCompose(failure -> failed(lockName, failure));
@@ -195,6 +197,7 @@ public final class RedisExecutor {
      *     if the server refuses {@code WAIT}; failed with a {@code LockException} if its answer
      *     was lost)
      */
+    @Override
     public <T> CompletableFuture<Replicated<T>> evalReplicated(String lockName, Script script, ScriptOutputType type,
                                                                int replicas, Duration timeout, String[] keys, String... args) {
         if (waitRefused.get()) {
@@ -263,26 +266,6 @@ public final class RedisExecutor {
         return cause instanceof RedisCommandExecutionException
                 && (message.startsWith("NOPERM") || message.startsWith("ERR unknown command")
                         || message.contains("not allowed"));
-    }
-
-    /**
-     * A script's reply and the replicas' acknowledgement of its writes.
-     *
-     * @param reply the script's reply
-     * @param acknowledged completes with the number of replicas that acknowledged, or empty where
-     *     none was asked for (the server refuses {@code WAIT})
-     * @param <T> the reply type
-     */
-    public record Replicated<T>(T reply, CompletableFuture<OptionalLong> acknowledged) {
-
-        /**
-         * @param reply a reply for which no acknowledgement was asked
-         * @param <T> the reply type
-         * @return the reply with an empty acknowledgement
-         */
-        public static <T> Replicated<T> unacknowledged(T reply) {
-            return new Replicated<>(reply, NOT_ASKED);
-        }
     }
 
     private static boolean isTryAgain(Throwable failure) {

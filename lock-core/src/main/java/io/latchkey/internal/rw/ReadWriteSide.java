@@ -1,12 +1,12 @@
 package io.latchkey.internal.rw;
 
 import io.latchkey.internal.lock.HoldCalls;
-import io.latchkey.internal.lock.HoldScripts;
 import io.latchkey.internal.lock.LockContext;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.watchdog.Renewal;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Script;
@@ -33,6 +33,7 @@ abstract class ReadWriteSide implements LockProtocol {
     private static final Script ACQUIRE = Script.load(ReadWriteSide.class, "acquire.lua");
     private static final Script RELEASE = Script.load(ReadWriteSide.class, "release.lua");
     private static final Script INSPECT = Script.load(ReadWriteSide.class, "inspect.lua");
+    private static final Script RESERVE = Script.load(ReadWriteSide.class, "reserve.lua");
     /** The acquire script's answer to an owner that asks for the write lock and holds only the read lock. */
     private static final long UPGRADE = -2L;
 
@@ -72,11 +73,19 @@ abstract class ReadWriteSide implements LockProtocol {
         this.keys = keys;
         this.context = context;
         this.identity = new SideId(context.lockId(keys.lock()), side);
+        this.holds = holdCalls(1);
+    }
+
+    /**
+     * @param tokenBlock how many tokens a new hold reserves
+     * @return the calls on this side's holds, each new hold reserving {@code tokenBlock} tokens
+     */
+    final HoldCalls holdCalls(int tokenBlock) {
         HoldCalls.Layout layout = new HoldCalls.Layout(':' + side, RENEWAL, List.of(keys.lock(), keys.leases()));
-        this.holds = new HoldCalls(name, context, layout, new HoldScripts() {
+        return new HoldCalls(name, context, layout, new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
-                return ReadWriteSide.this.acquire(field, lease, call, held);
+                return ReadWriteSide.this.acquire(field, lease, call, held, tokenBlock);
             }
 
             @Override
@@ -102,22 +111,39 @@ abstract class ReadWriteSide implements LockProtocol {
      * @param field the owner's field on this side
      * @param lease the lease
      * @param call the call's id
-     * @param held '' or the token of the hold to re-enter
+     * @param held '', 'fresh', or the token of the hold to re-enter
+     * @param tokenBlock how many tokens a new hold reserves
      * @return the script's answer, as {@link HoldScripts#acquire} wants it; fails with
      *     {@link IllegalMonitorStateException} if the owner asked for the write lock while it holds
      *     only the read lock
      */
-    private CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
+    private CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held, int tokenBlock) {
         String sibling = field.substring(0, field.length() - side.length()) + otherSide;
         return context.executor().<List<Object>>eval(name, ACQUIRE, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.leases(), keys.writers(), keys.fenceCounter()},
-                side, Long.toString(lease.millis()), field, sibling, call, held, placeMillis)
+                side, Long.toString(lease.millis()), field, sibling, call, held, placeMillis, Integer.toString(tokenBlock))
                 .thenApply(answer -> {
                     if ((Long) answer.get(0) == UPGRADE) {
                         throw LockExceptions.upgradeRefused(name);
                     }
                     return answer;
                 });
+    }
+
+    /**
+     * Asks whether a shared read hold is still there and whether a writer waits, and if it is and
+     * none does, reserves the next block of tokens for it (reserve.lua).
+     *
+     * @param field the shared hold's field
+     * @param token the shared hold's token
+     * @param tokenBlock how many tokens to reserve
+     * @return {held, a writer waits, the block's first token}, each as reserve.lua answers it
+     */
+    final CompletableFuture<List<Long>> reserve(String field, long token, int tokenBlock) {
+        return context.executor().<List<Object>>eval(name, RESERVE, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.leases(), keys.writers(), keys.fenceCounter()},
+                field, Long.toString(token), Integer.toString(tokenBlock))
+                .thenApply(answer -> answer.stream().map(Long.class::cast).toList());
     }
 
     /**
@@ -140,7 +166,7 @@ abstract class ReadWriteSide implements LockProtocol {
     }
 
     @Override
-    public final CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
+    public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         return holds.tryAcquire(owner, lease, heldToken);
     }
 

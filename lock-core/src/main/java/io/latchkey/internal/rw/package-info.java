@@ -17,6 +17,16 @@
  *   <li>{@code ReadWriteSide}: what both sides share: the keys, the release and query scripts,
  *       the settling of lost answers ({@link io.latchkey.internal.lock.HoldCalls}), and the
  *       watchdog's renewal script, which renews read and write holds in one batch.</li>
+ *   <li>Shared reads, where the client's local hand-off is on: {@code SharedReadProtocol}
+ *       decorates the read side; {@link io.latchkey.internal.rw.ReadShares} keeps the client's
+ *       {@code ReadShare} per lock, one read hold in Redis under the client's own owner id on
+ *       which its readers are admitted without a round trip ({@code AdmittedReaders} counts their
+ *       levels; {@code ShareLoss} ties their holds to the shared hold, confirmed, doubted or
+ *       lost, as the plain lock's cohort's {@code HoldLoss} does); {@code AdmissionBudget} bounds the
+ *       admissions as the plain lock's hand-off is bounded ({@code reserve.lua} confirms the hold,
+ *       tells of waiting writers and reserves the next tokens); {@code ShareRedis} is its Redis
+ *       side ({@code ReadSideRedis} on a real Redis); {@code LocalReaders} is what the write side
+ *       asks of it (an upgrade of a local reader is refused) and tells it (its writer waits).</li>
  * </ul>
  *
  * <h2>In Redis</h2>

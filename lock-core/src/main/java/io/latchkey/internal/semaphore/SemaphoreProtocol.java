@@ -150,7 +150,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
                         + reply.get(1) + ", not " + limit + " as this semaphore object was created with");
             }
             long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
-            return TryResult.acquired(new PermitGrant(owner, id, lease, untilNanos));
+            return TryResult.acquired(new PermitGrant(owner, id, untilNanos));
         });
     }
 
@@ -159,8 +159,7 @@ public final class SemaphoreProtocol implements AcquireProtocol {
         String id = permitId(owner);
         HoldId hold = context.hold(permits, owner);
         UnsettledCalls unsettled = context.unsettled();
-        // The permit stops being renewed at once, so a release whose answer is lost never leaves it renewed.
-        context.renewer().cancel(context.executor(), permits, id);
+        // The permit's hold stopped its renewal as the release was asked for (Hold.releasing).
         return unsettled.afterOrSettleLater(hold, "release of permit " + id, () -> releaseCall(id), () -> releaseCall(id),
                 failure -> LockExceptions.releaseDeferred(name, owner, failure)).thenApply(released -> {
                     if (released == null || released != 1L) {
@@ -249,13 +248,11 @@ public final class SemaphoreProtocol implements AcquireProtocol {
     private final class PermitGrant implements TryResult.Grant {
         private final long owner;
         private final String id;
-        private final LeaseTerm lease;
         private final long untilNanos;
 
-        PermitGrant(long owner, String id, LeaseTerm lease, long untilNanos) {
+        PermitGrant(long owner, String id, long untilNanos) {
             this.owner = owner;
             this.id = id;
-            this.lease = lease;
             this.untilNanos = untilNanos;
         }
 
@@ -272,12 +269,11 @@ public final class SemaphoreProtocol implements AcquireProtocol {
         @Override
         public void start(Hold hold) {
             hold.onLoss((lost, mayRemainInRedis) -> {
-                context.renewer().cancel(context.executor(), permits, id);
                 if (mayRemainInRedis) {
                     endLost(owner);
                 }
             });
-            context.renewer().granted(context.executor(), PERMITS, List.of(permits, limitKey), id, lease.renewed(), 1, hold);
+            hold.renewWith(() -> context.renewer().renew(context.executor(), PERMITS, List.of(permits, limitKey), id, hold));
         }
     }
 }

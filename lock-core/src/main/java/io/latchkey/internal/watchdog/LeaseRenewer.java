@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The watchdog: renews every registered hold each third of the watchdog lease, in batches
- * ({@link RenewalRound}), and tells each hold's {@link RenewedLease} how its renewal went.
+ * The watchdog: renews every hold it was asked to renew each third of the watchdog lease, in
+ * batches ({@link RenewalRound}), and tells each hold's {@link RenewedLease} how its renewal went:
+ * for most holds the client's record of the hold itself, which also decides when its renewal stops.
  *
  * <p>A renewal only extends a hold that still exists for its owner, so a renewal racing an unlock
  * cannot bring the lock back; a hold found gone is dropped and reported. The timer only
@@ -61,108 +62,53 @@ public final class LeaseRenewer implements AutoCloseable {
     }
 
     /**
-     * Keeps renewing a hold as a whole until cancelled or until it is found gone, whatever its
-     * levels: for lock kinds that manage a hold's lease themselves (RedLock, on each master).
-     * Registering a hold that is already registered only pins it: it keeps its lease.
+     * Renews a hold of a lock hash with {@link Renewal#LOCK_HASH}; as
+     * {@link #renew(RedisExecutor, Renewal, List, String, RenewedLease)}.
      *
      * @param executor the Redis that holds it
      * @param key the lock hash
      * @param field the owner's field
      * @param lease told how each renewal goes
-     * @return the registration of {@code lease}
+     * @return the renewal, active until cancelled or found gone
      */
-    public Registration register(RedisExecutor executor, String key, String field, RenewedLease lease) {
-        HoldKey id = new HoldKey(executor, key, field);
-        if (!closed) {
-            holds.compute(id, (any, hold) -> {
-                if (hold == null) {
-                    return RenewedHold.pinned(Renewal.LOCK_HASH, List.of(key), field, lease);
-                }
-                hold.pin();
-                return hold;
-            });
-            scheduleRound(periodNanos);
-        }
-        return new Registration(id, lease);
+    public LeaseRegistration renew(RedisExecutor executor, String key, String field, RenewedLease lease) {
+        return renew(executor, Renewal.LOCK_HASH, List.of(key), field, lease);
     }
 
     /**
-     * Records one granted level of a hold of a lock hash (the first acquisition or a re-entry),
-     * renewed by {@link Renewal#LOCK_HASH}; as {@link #granted(RedisExecutor, Renewal, List, String, boolean, long, RenewedLease)}.
-     *
-     * @param executor the Redis that holds it
-     * @param key the lock hash
-     * @param field the owner's field
-     * @param renewed true if this level took the watchdog lease
-     * @param holdCount the owner's hold count after the grant, as Redis counted it: 1 for a new hold
-     * @param lease told how each renewal goes
-     */
-    public void granted(RedisExecutor executor, String key, String field, boolean renewed, long holdCount, RenewedLease lease) {
-        granted(executor, Renewal.LOCK_HASH, List.of(key), field, renewed, holdCount, lease);
-    }
-
-    /**
-     * Records one granted level of a hold (the first acquisition or a re-entry). The watchdog
-     * renews a hold exactly while one of its levels was taken with the watchdog lease: a re-entry
-     * with a fixed lease neither starts renewal nor stops it, and a fixed lease under no watchdog
-     * level is never renewed. A re-entry keeps the lease the hold was first renewed with.
+     * Renews a hold until its registration or {@link #cancel} stops it, or a renewal finds it
+     * gone. Whoever starts a renewal decides when it ends: the watchdog counts no levels (a
+     * {@code Hold} stops its own renewal with its last watchdog level). A hold renewed already
+     * for {@code lease} keeps its renewal; one renewed for another lease (an earlier hold of the
+     * same field) is renewed for this one from now on, so that no answer about it reaches the
+     * earlier lease.
      *
      * @param executor the Redis that holds it
      * @param renewal the script that renews such holds
      * @param keys the hold's keys, as many as {@code renewal} takes per hold, in one hash slot;
      *     the first identifies the hold with {@code field}
      * @param field the owner's field, or the permit's id
-     * @param renewed true if this level took the watchdog lease
-     * @param holdCount the hold count after the grant: 1 for a new hold
      * @param lease told how each renewal goes
+     * @return the renewal, active until cancelled or found gone; never active once closed
      */
-    public void granted(RedisExecutor executor, Renewal renewal, List<String> keys, String field, boolean renewed,
-                        long holdCount, RenewedLease lease) {
+    public LeaseRegistration renew(RedisExecutor executor, Renewal renewal, List<String> keys, String field,
+                                   RenewedLease lease) {
         if (keys.size() != renewal.keysPerHold()) {
             throw new IllegalArgumentException(renewal + " takes " + renewal.keysPerHold() + " key(s) per hold, not " + keys);
         }
+        HoldKey id = new HoldKey(executor, keys.get(0), field);
         if (closed) {
-            return;
+            return new RenewedHold(holds, id, renewal, keys, lease);
         }
-        RenewedHold tracked = holds.compute(new HoldKey(executor, keys.get(0), field), (id, hold) -> {
-            if (hold != null && holdCount > 1) {
-                hold.push(renewed);
-                return hold;
-            }
-            if (!renewed) {
-                // A new hold with a fixed lease, or a re-entry of one that has no watchdog level.
-                return null;
-            }
-            RenewedHold fresh = new RenewedHold(renewal, keys, field, lease);
-            for (long level = 1; level < holdCount; level++) {
-                fresh.push(false);
-            }
-            fresh.push(true);
-            return fresh;
-        });
-        if (tracked != null) {
-            scheduleRound(periodNanos);
-        }
+        RenewedHold renewed = holds.compute(id, (any, hold) -> hold != null && hold.lease() == lease ? hold
+                : new RenewedHold(holds, id, renewal, keys, lease));
+        scheduleRound(periodNanos);
+        return renewed;
     }
 
     /**
-     * Called as the owner asks to release one level, before Redis answers: the level is gone for
-     * the watchdog from this moment, so that a release whose answer is lost never leaves its
-     * hold renewed.
-     *
-     * @param executor the Redis that holds it
-     * @param key the lock hash
-     * @param field the owner's field
-     */
-    public void releasing(RedisExecutor executor, String key, String field) {
-        holds.computeIfPresent(new HoldKey(executor, key, field), (id, hold) -> {
-            hold.pop();
-            return hold.renews() ? hold : null;
-        });
-    }
-
-    /**
-     * Stops renewing a hold; a renewal already on its way finds the hold gone and does nothing.
+     * Stops renewing a hold, whoever started it; a renewal already on its way finds the hold gone
+     * and does nothing.
      *
      * @param executor the Redis that holds it
      * @param key the lock hash
@@ -170,6 +116,19 @@ public final class LeaseRenewer implements AutoCloseable {
      */
     public void cancel(RedisExecutor executor, String key, String field) {
         holds.remove(new HoldKey(executor, key, field));
+    }
+
+    /**
+     * Stops renewing a hold if it is still renewed for {@code lease}: a later grant of the same
+     * field, told through another lease, goes on being renewed.
+     *
+     * @param executor the Redis that holds it
+     * @param key the lock hash
+     * @param field the owner's field
+     * @param lease the lease whose renewals stop
+     */
+    public void cancel(RedisExecutor executor, String key, String field, RenewedLease lease) {
+        holds.computeIfPresent(new HoldKey(executor, key, field), (id, hold) -> hold.lease() == lease ? null : hold);
     }
 
     /** Stops renewing everything; idempotent. */
@@ -222,27 +181,5 @@ public final class LeaseRenewer implements AutoCloseable {
                 scheduleRound(Boolean.TRUE.equals(anyFailed) ? periodNanos / 4 : periodNanos);
             }
         });
-    }
-
-    /** One {@link #register registration} of a hold. */
-    public final class Registration implements LeaseRegistration {
-        private final HoldKey id;
-        private final RenewedLease lease;
-
-        private Registration(HoldKey id, RenewedLease lease) {
-            this.id = id;
-            this.lease = lease;
-        }
-
-        @Override
-        public boolean isActive() {
-            RenewedHold hold = holds.get(id);
-            return hold != null && hold.lease() == lease;
-        }
-
-        @Override
-        public void cancel() {
-            holds.computeIfPresent(id, (any, hold) -> hold.lease() == lease ? null : hold);
-        }
     }
 }

@@ -54,11 +54,11 @@ final class RenewalRound {
 
     /** @return completes with true if a batch of this round failed */
     CompletableFuture<Boolean> run() {
-        Map<Shard, List<Map.Entry<HoldKey, RenewedHold>>> byShard = new LinkedHashMap<>();
-        holds.entrySet().forEach(entry -> {
-            RedisExecutor executor = entry.getKey().executor();
-            Shard shard = new Shard(executor, executor.shardOf(entry.getKey().key()), entry.getValue().renewal());
-            byShard.computeIfAbsent(shard, any -> new ArrayList<>()).add(Map.entry(entry.getKey(), entry.getValue()));
+        Map<Shard, List<RenewedHold>> byShard = new LinkedHashMap<>();
+        holds.values().forEach(hold -> {
+            RedisExecutor executor = hold.id().executor();
+            Shard shard = new Shard(executor, executor.shardOf(hold.id().key()), hold.renewal());
+            byShard.computeIfAbsent(shard, any -> new ArrayList<>()).add(hold);
         });
         List<CompletableFuture<Boolean>> batches = new ArrayList<>();
         byShard.forEach((shard, entries) -> {
@@ -71,16 +71,16 @@ final class RenewalRound {
     }
 
     /** @return completes with false if the batch failed and should be retried soon */
-    private CompletableFuture<Boolean> renew(RedisExecutor executor, Renewal renewal, List<Map.Entry<HoldKey, RenewedHold>> batch) {
+    private CompletableFuture<Boolean> renew(RedisExecutor executor, Renewal renewal, List<RenewedHold> batch) {
         String[] keys = new String[batch.size() * renewal.keysPerHold()];
         String[] args = new String[batch.size() + 1];
         args[0] = leaseMillis;
         for (int i = 0; i < batch.size(); i++) {
-            List<String> holdKeys = batch.get(i).getValue().keys();
+            List<String> holdKeys = batch.get(i).keys();
             for (int k = 0; k < holdKeys.size(); k++) {
                 keys[i * renewal.keysPerHold() + k] = holdKeys.get(k);
             }
-            args[i + 1] = batch.get(i).getValue().field();
+            args[i + 1] = batch.get(i).field();
         }
         long sentAtNanos = ticker.read();
         return call.send(executor, renewal, keys, args).handle((renewed, failure) -> {
@@ -92,21 +92,22 @@ final class RenewalRound {
                 log.warn("Could not renew {} lease(s) on {}; retrying in {} ms: {}",
                         batch.size(), executor, TimeUnit.NANOSECONDS.toMillis(retryNanos), failure.getMessage());
                 batch.forEach(hold -> {
-                    if (holds.get(hold.getKey()) == hold.getValue()) {
-                        hold.getValue().lease().renewalFailed();
+                    if (hold.isActive()) {
+                        hold.lease().renewalFailed();
                     }
                 });
                 return false;
             }
+            // Only an entry still there is told: one cancelled meanwhile, or replaced by a later
+            // hold of the same field, belongs to a hold that this answer is not about.
             for (int i = 0; i < batch.size(); i++) {
-                Map.Entry<HoldKey, RenewedHold> hold = batch.get(i);
-                RenewedHold renewedHold = hold.getValue();
+                RenewedHold hold = batch.get(i);
                 if (((Long) renewed.get(i)) == 0L) {
-                    if (holds.remove(hold.getKey(), renewedHold)) {
-                        renewedHold.lease().foundGone();
+                    if (holds.remove(hold.id(), hold)) {
+                        hold.lease().foundGone();
                     }
-                } else if (holds.get(hold.getKey()) == renewedHold) {
-                    renewedHold.lease().renewed(sentAtNanos, sentAtNanos + leaseNanos);
+                } else if (hold.isActive()) {
+                    hold.lease().renewed(sentAtNanos, sentAtNanos + leaseNanos);
                 }
             }
             return true;

@@ -1,59 +1,51 @@
 package io.latchkey.internal.watchdog;
 
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.RenewedLease;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 
 /**
- * What the watchdog keeps of a hold it renews: how, and the hold's levels, innermost last, each
- * marked with whether it took the watchdog lease. Compared by identity: a hold granted again
- * after its release is a new hold. Mutated only inside the watchdog map's compute functions,
- * which serialize per hold.
+ * What the watchdog keeps of a hold it renews: how to renew it and whom to tell. It counts no
+ * levels: it is renewed until cancelled (by whoever started it, the hold itself for a
+ * {@code Hold}) or found gone. Compared by identity: a hold renewed again after its renewal
+ * stopped is a new entry, so that an answer for the old one never reaches it. It is also the
+ * registration of its renewal. Immutable.
  */
-final class RenewedHold {
+final class RenewedHold implements LeaseRegistration {
+    private final Map<HoldKey, RenewedHold> holds;
+    private final HoldKey id;
     private final Renewal renewal;
     private final List<String> keys;
-    private final String field;
     private final RenewedLease lease;
-    private final Deque<Boolean> levels = new ArrayDeque<>();
-    private int watchdogLevels;
-    /** Renewed as a whole until cancelled, whatever its levels. */
-    private boolean pinned;
 
-    RenewedHold(Renewal renewal, List<String> keys, String field, RenewedLease lease) {
+    /**
+     * @param holds the watchdog's holds, which this entry is active in while it is there
+     * @param id the hold's Redis, first key and field
+     * @param renewal the script that renews it
+     * @param keys the keys {@code renewal} takes for it
+     * @param lease told how each renewal goes
+     */
+    RenewedHold(Map<HoldKey, RenewedHold> holds, HoldKey id, Renewal renewal, List<String> keys, RenewedLease lease) {
+        this.holds = holds;
+        this.id = id;
         this.renewal = renewal;
         this.keys = List.copyOf(keys);
-        this.field = field;
         this.lease = lease;
     }
 
-    static RenewedHold pinned(Renewal renewal, List<String> keys, String field, RenewedLease lease) {
-        RenewedHold hold = new RenewedHold(renewal, keys, field, lease);
-        hold.pin();
-        return hold;
+    @Override
+    public boolean isActive() {
+        return holds.get(id) == this;
     }
 
-    void pin() {
-        pinned = true;
+    @Override
+    public void cancel() {
+        holds.remove(id, this);
     }
 
-    void push(boolean renewed) {
-        levels.addLast(renewed);
-        if (renewed) {
-            watchdogLevels++;
-        }
-    }
-
-    void pop() {
-        Boolean renewed = levels.pollLast();
-        if (Boolean.TRUE.equals(renewed)) {
-            watchdogLevels--;
-        }
-    }
-
-    boolean renews() {
-        return pinned || watchdogLevels > 0;
+    HoldKey id() {
+        return id;
     }
 
     Renewal renewal() {
@@ -65,7 +57,7 @@ final class RenewedHold {
     }
 
     String field() {
-        return field;
+        return id.field();
     }
 
     RenewedLease lease() {

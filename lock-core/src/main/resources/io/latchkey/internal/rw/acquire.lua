@@ -16,9 +16,13 @@
 -- ARGV[3]  the caller's field on that side
 -- ARGV[4]  the caller's field on the other side
 -- ARGV[5]  this call's id, so that release.lua can undo exactly this grant if its answer is lost
--- ARGV[6]  '' to take the lock or re-enter whatever hold the caller has on that side; else the
---          token of the hold to re-enter, which must still be there
+-- ARGV[6]  '' to take the lock or re-enter whatever hold the caller has on that side; 'fresh' to
+--          take a new hold, replacing one of the caller's that Redis may still have (a client's
+--          shared read hold that it gave up for lost must never be re-entered); else the token of
+--          the hold to re-enter, which must still be there
 -- ARGV[7]  how long a waiting writer's place lasts without a try, in milliseconds
+-- ARGV[8]  optional, default 1: how many tokens a new hold reserves, its own the first of them
+--          (a client's shared read hold: its local readers take the others; see reserve.lua)
 -- Returns {1, hold count, token} when the caller now holds that side; {-1, 0} when ARGV[6] names
 -- a hold that is gone; {-2, 0} when the caller asks for the write lock while it holds the read
 -- lock and not the write lock (an upgrade, which would wait for itself: refused); in both cases
@@ -39,11 +43,19 @@
 local lock, leases, writers, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local side, lease, field, sibling, call, held, place =
     ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
+local block = tonumber(ARGV[8] or '1')
 local reading = side == 'read'
+local fresh = held == 'fresh'
+if fresh then
+    held = ''
+end
 
 -- Checked before anything is written: a lease Redis cannot take once left a hold with no expiry.
 if not lease or lease < 1 or lease > 31536000000 or lease ~= math.floor(lease) then
     return redis.error_reply('ERR latchkey: the lease must be 1 to 31536000000 ms (a year), not ' .. tostring(ARGV[2]))
+end
+if not block or block < 1 or block > 1000000 or block ~= math.floor(block) then
+    return redis.error_reply('ERR latchkey: the token block must be 1 to 1000000, not ' .. tostring(ARGV[8]))
 end
 
 local mode = redis.call('hget', lock, 'mode')
@@ -62,12 +74,12 @@ local max_token = 9007199254740991 -- 2^53 - 1
 local function next_token()
     local value = redis.call('get', counter)
     local last = tonumber(value or '0')
-    if not last or last < 0 or last ~= math.floor(last) or math.max(last + 1, now_micros) > max_token then
+    if not last or last < 0 or last ~= math.floor(last) or math.max(last + 1, now_micros) > max_token - (block - 1) then
         return nil, redis.error_reply('ERR latchkey: the fencing counter ' .. counter .. ' holds ' .. (value or 'nothing')
-                .. ', not a count of tokens that leaves room for 1 more below 2^53')
+                .. ', not a count of tokens that leaves room for ' .. block .. ' more below 2^53')
     end
     local first = math.max(last + 1, now_micros)
-    return string.format('%.0f', first), string.format('%.0f', first - last)
+    return string.format('%.0f', first), string.format('%.0f', first + block - 1 - last)
 end
 
 -- The end of a hold's lease, or nil if it has none.
@@ -125,7 +137,8 @@ local function grant(ends)
 end
 
 local ends = lease_end(field)
-local holding = ends and ends > now
+-- A fresh hold never re-enters one of the caller's: what Redis still has of it goes below.
+local holding = not fresh and ends and ends > now
 if held ~= '' then
     if not holding or redis.call('hget', lock, field .. ':token') ~= held then
         return {-1, 0}

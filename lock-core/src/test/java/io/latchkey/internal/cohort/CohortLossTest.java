@@ -1,5 +1,6 @@
 package io.latchkey.internal.cohort;
 
+import io.latchkey.spi.CohortRedis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -10,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LockException;
 import io.latchkey.internal.cohort.CohortBench.Waiter;
-import io.latchkey.internal.cohort.CohortRedis.HoldReports;
+import io.latchkey.spi.CohortRedis.HoldReports;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.TryResult;
 import java.time.Duration;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.LeaseLostException;
 import io.latchkey.internal.time.ManualTicker;
 import io.latchkey.spi.Hold;
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.TryResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,11 +25,11 @@ class LockHoldsTest {
     void aGrantThatReentersAHoldGivenUpForLostIsRefusedNotStarted() {
         ScriptedProtocol protocol = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, new ManualTicker());
         LockHolds holds = new LockHolds(protocol);
-        Hold first = holds.admit(OWNER, new RecordingGrant(11));
+        Hold first = holds.admit(OWNER, true, new RecordingGrant(11));
         first.lose("lost while the owner's next try was in flight", false);
 
         RecordingGrant late = new RecordingGrant(11); // a re-entry of the hold, granted before the loss
-        Hold admitted = holds.admit(OWNER, late);
+        Hold admitted = holds.admit(OWNER, true, late);
 
         assertTrue(admitted.isLost(), "the owner learns of the loss");
         // Before: the grant was neither started nor given back, and a local grant left the
@@ -37,12 +38,42 @@ class LockHoldsTest {
     }
 
     @Test
+    void aReleaseStopsTheHoldsRenewalBeforeItIsSentToRedis() {
+        ScriptedProtocol protocol = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, new ManualTicker());
+        LockHolds holds = new LockHolds(protocol);
+        List<Integer> releasesSentAtCancel = new ArrayList<>();
+        holds.admit(OWNER, true, new RecordingGrant(11) {
+            @Override
+            public void start(Hold started) {
+                started.renewWith(() -> new LeaseRegistration() {
+                    private boolean active = true;
+
+                    @Override
+                    public boolean isActive() {
+                        return active;
+                    }
+
+                    @Override
+                    public void cancel() {
+                        active = false;
+                        releasesSentAtCancel.add(protocol.releases(OWNER));
+                    }
+                });
+            }
+        });
+
+        holds.release(OWNER).join();
+
+        assertEquals(List.of(0), releasesSentAtCancel, "so that a release whose answer is lost never leaves the hold renewed");
+    }
+
+    @Test
     void aReleaseThatMeetsALossStillBeingReportedFailsWithLeaseLost() {
         ScriptedProtocol protocol = new ScriptedProtocol(owner -> new CompletableFuture<>(), owner -> null, new ManualTicker());
         protocol.releasesFindNothing();
         LockHolds holds = new LockHolds(protocol);
         List<CompletableFuture<Void>> duringReport = new ArrayList<>();
-        Hold hold = holds.admit(OWNER, new RecordingGrant(11) {
+        Hold hold = holds.admit(OWNER, true, new RecordingGrant(11) {
             @Override
             public void start(Hold started) {
                 // The owner's unlock and close arrive while the watchdog's thread reports the loss.
@@ -70,11 +101,11 @@ class LockHoldsTest {
         LockHolds holds = new LockHolds(protocol);
         RecordingGrant late = new RecordingGrant(11);
         List<Hold> admitted = new ArrayList<>();
-        holds.admit(OWNER, new RecordingGrant(11) {
+        holds.admit(OWNER, true, new RecordingGrant(11) {
             @Override
             public void start(Hold started) {
                 // The re-entry's answer arrives on the I/O thread while the timer's thread reports the loss.
-                started.onLoss((lost, mayRemainInRedis) -> admitted.add(holds.admit(OWNER, late)));
+                started.onLoss((lost, mayRemainInRedis) -> admitted.add(holds.admit(OWNER, true, late)));
             }
         }).lose("its lease ran out before it was released or renewed", true);
 

@@ -2,18 +2,21 @@ package io.latchkey.internal.watchdog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.events.LockEvents;
 import io.latchkey.internal.redis.RedisExecutor;
 import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Script;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -37,8 +40,8 @@ class LeaseRenewerTest {
 
     @Test
     void holdsOfOneKindOnOneRedisGoInOneCallEachPeriodWithTheLeaseAndTheirFields() {
-        renewer.granted(first, "a", "c:1", true, 1, new Reports());
-        renewer.granted(first, "b", "c:2", true, 1, new Reports());
+        renewer.renew(first, "a", "c:1", new Reports());
+        renewer.renew(first, "b", "c:2", new Reports());
 
         timer.advance(PERIOD.minusMillis(1));
         assertEquals(0, redis.batches.size(), "nothing before the first period");
@@ -46,16 +49,20 @@ class LeaseRenewerTest {
 
         assertEquals(1, redis.batches.size());
         Batch batch = redis.batches.get(0);
-        assertEquals(List.of("a", "b"), List.of(batch.keys));
-        assertEquals(List.of("3000", "c:1", "c:2"), List.of(batch.args));
+        // In the watchdog's map order, which the executor's identity hash decides: each key with its field.
+        assertEquals(Set.of("a", "b"), Set.of(batch.keys));
+        assertEquals("3000", batch.args[0]);
+        for (int i = 0; i < batch.keys.length; i++) {
+            assertEquals(batch.keys[i].equals("a") ? "c:1" : "c:2", batch.args[i + 1]);
+        }
         assertTrue(batch.renewal == Renewal.LOCK_HASH);
     }
 
     @Test
     void eachRedisAndEachRenewalScriptGetsACallOfItsOwn() {
-        renewer.granted(first, "a", "c:1", true, 1, new Reports());
-        renewer.granted(second, "a", "c:1", true, 1, new Reports());
-        renewer.granted(first, TWO_KEYS, List.of("r", "r:limit"), "c:1:read", true, 1, new Reports());
+        renewer.renew(first, "a", "c:1", new Reports());
+        renewer.renew(second, "a", "c:1", new Reports());
+        renewer.renew(first, TWO_KEYS, List.of("r", "r:limit"), "c:1:read", new Reports());
 
         timer.advance(PERIOD);
 
@@ -68,14 +75,14 @@ class LeaseRenewerTest {
     @Test
     void aHoldWithTheWrongNumberOfKeysIsRefused() {
         assertThrows(IllegalArgumentException.class,
-                () -> renewer.granted(first, TWO_KEYS, List.of("r"), "c:1", true, 1, new Reports()));
+                () -> renewer.renew(first, TWO_KEYS, List.of("r"), "c:1", new Reports()));
     }
 
     @Test
     void moreHoldsThanOneBatchTakesAreSplitIntoBatches() {
         int holds = RenewalRound.MAX_BATCH + 1;
         for (int i = 0; i < holds; i++) {
-            renewer.granted(first, "lock" + i, "c:1", true, 1, new Reports());
+            renewer.renew(first, "lock" + i, "c:1", new Reports());
         }
 
         timer.advance(PERIOD);
@@ -86,7 +93,7 @@ class LeaseRenewerTest {
     @Test
     void aRenewalConfirmsTheLeaseFromItsSendTimeAndTheNextRoundWaitsForTheAnswer() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
         timer.advance(PERIOD);
         long sentAt = timer.ticker().read();
 
@@ -104,11 +111,12 @@ class LeaseRenewerTest {
     void aHoldFoundGoneIsToldOnceAndNoLongerRenewed() {
         Reports gone = new Reports();
         Reports kept = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, gone);
-        renewer.granted(first, "b", "c:2", true, 1, kept);
+        renewer.renew(first, "a", "c:1", gone);
+        renewer.renew(first, "b", "c:2", kept);
         timer.advance(PERIOD);
 
-        redis.batches.get(0).answer(0L, 1L);
+        Batch batch = redis.batches.get(0);
+        batch.answer(batch.keys[0].equals("a") ? 0L : 1L, batch.keys[0].equals("a") ? 1L : 0L);
 
         assertEquals(1, gone.foundGone);
         assertEquals(0, kept.foundGone);
@@ -120,7 +128,7 @@ class LeaseRenewerTest {
     @Test
     void aFailedRoundTellsEveryHoldAndIsRetriedWithinAQuarterPeriod() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
         timer.advance(PERIOD);
 
         redis.batches.get(0).fail();
@@ -134,7 +142,7 @@ class LeaseRenewerTest {
     @Test
     void anAnswerForAHoldThatLeftMeanwhileTellsItNothing() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
         timer.advance(PERIOD);
 
         renewer.cancel(first, "a", "c:1");
@@ -147,46 +155,60 @@ class LeaseRenewerTest {
     }
 
     @Test
-    void aHoldIsRenewedExactlyWhileOneOfItsLevelsTookTheWatchdogLease() {
-        renewer.granted(first, "a", "c:1", false, 1, new Reports());
-        timer.advance(PERIOD);
-        assertEquals(0, redis.batches.size(), "a fixed lease is never renewed");
-
-        renewer.granted(first, "a", "c:1", true, 2, new Reports()); // a watchdog re-entry of the fixed hold
-        renewer.granted(first, "a", "c:1", false, 3, new Reports()); // a fixed re-entry changes nothing
-        renewer.releasing(first, "a", "c:1");
-        timer.advance(PERIOD);
-        assertEquals(1, redis.batches.size(), "renewed while the watchdog level stands");
-        redis.batches.get(0).answer(1L);
-
-        renewer.releasing(first, "a", "c:1"); // the watchdog level
-        timer.advance(PERIOD);
-        assertEquals(1, redis.batches.size(), "the fixed level underneath is not renewed");
-    }
-
-    @Test
-    void aRegistrationLastsWhileItsLeaseIsTheOneRenewedAndCancelsOnlyItself() {
+    void aRenewalLastsUntilItsRegistrationIsCancelledAndCancelsOnlyItself() {
         Reports mine = new Reports();
-        LeaseRenewer.Registration registration = renewer.register(first, "a", "c:1", mine);
+        LeaseRegistration registration = renewer.renew(first, "a", "c:1", mine);
         assertTrue(registration.isActive());
-        renewer.releasing(first, "a", "c:1");
-        assertTrue(registration.isActive(), "a pinned hold is renewed whatever its levels");
+        assertSame(registration, renewer.renew(first, "a", "c:1", mine), "renewed for the same lease: the same renewal");
 
-        LeaseRenewer.Registration again = renewer.register(first, "a", "c:1", new Reports());
-        assertFalse(again.isActive(), "the hold keeps the lease it was first registered with");
-        again.cancel();
-        assertTrue(registration.isActive(), "another registration's cancel stops nothing of this one");
-
+        LeaseRegistration later = renewer.renew(first, "a", "c:1", new Reports());
+        assertFalse(registration.isActive(), "a later lease of the same field takes the renewal over");
+        assertTrue(later.isActive());
         registration.cancel();
-        assertFalse(registration.isActive());
+        assertTrue(later.isActive(), "an earlier registration's cancel stops nothing of the later one");
+
+        later.cancel();
+        assertFalse(later.isActive());
         timer.advance(PERIOD);
         assertEquals(0, redis.batches.size());
     }
 
     @Test
+    void anAnswerForAnEarlierLeaseOfTheFieldNeverReachesTheLaterOne() {
+        Reports earlier = new Reports();
+        Reports later = new Reports();
+        renewer.renew(first, "a", "c:1", earlier);
+        timer.advance(PERIOD);
+
+        renewer.renew(first, "a", "c:1", later);
+        redis.batches.get(0).answer(0L);
+
+        assertEquals(0, earlier.foundGone, "no longer renewed for it");
+        assertEquals(0, later.foundGone, "the answer was about the earlier hold");
+        timer.advance(PERIOD);
+        assertEquals(2, redis.batches.size(), "the later hold is still renewed");
+        redis.batches.get(1).answer(1L);
+        assertEquals(1, later.confirmedUntil.size());
+        assertTrue(earlier.confirmedUntil.isEmpty());
+    }
+
+    @Test
+    void cancellingByLeaseStopsOnlyThatLeasesRenewal() {
+        Reports earlier = new Reports();
+        Reports later = new Reports();
+        renewer.renew(first, "a", "c:1", earlier);
+        LeaseRegistration renewed = renewer.renew(first, "a", "c:1", later);
+
+        renewer.cancel(first, "a", "c:1", earlier);
+        assertTrue(renewed.isActive());
+        renewer.cancel(first, "a", "c:1", later);
+        assertFalse(renewed.isActive());
+    }
+
+    @Test
     void renewNowRenewsEverythingAtOnceBesideThePeriodicRounds() {
         Reports reports = new Reports();
-        renewer.granted(first, "a", "c:1", true, 1, reports);
+        renewer.renew(first, "a", "c:1", reports);
 
         renewer.renewNow();
         timer.advance(0, TimeUnit.NANOSECONDS);
@@ -199,10 +221,10 @@ class LeaseRenewerTest {
 
     @Test
     void closeStopsEveryRenewalAndTakesNoNewHolds() {
-        renewer.granted(first, "a", "c:1", true, 1, new Reports());
+        renewer.renew(first, "a", "c:1", new Reports());
         renewer.close();
-        renewer.granted(first, "b", "c:1", true, 1, new Reports());
-        assertFalse(renewer.register(first, "c", "c:1", new Reports()).isActive());
+        renewer.renew(first, "b", "c:1", new Reports());
+        assertFalse(renewer.renew(first, "c", "c:1", new Reports()).isActive());
 
         timer.advance(PERIOD.multipliedBy(3));
         renewer.renewNow();

@@ -1,11 +1,11 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.DistributedLock;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.KindContext;
+import io.latchkey.spi.LockFacades;
 import io.latchkey.spi.LockKind;
 import io.latchkey.spi.LockKindProvider;
+import io.latchkey.spi.LockServer;
 
 /**
  * Plugs the fair lock into {@code LockClient.getFairLock} through
@@ -25,11 +25,11 @@ public final class FairLockKindProvider implements LockKindProvider {
     }
 
     /** Fair locks of one client; they keep no state of their own, so there is nothing to close. */
-    private record FairLockKind(LockContext context) implements LockKind {
+    private record FairLockKind(LockServer context) implements LockKind {
 
         @Override
         public DistributedLock lock(String name) {
-            return new LockFacade(new FairLockProtocol(name, context), context.watchdogLease());
+            return LockFacades.serve(new FairLockProtocol(name, context), context.watchdogLease());
         }
 
         @Override

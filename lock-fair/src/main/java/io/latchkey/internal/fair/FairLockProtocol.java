@@ -1,16 +1,16 @@
 package io.latchkey.internal.fair;
 
 import io.latchkey.ReplicaAcknowledgement;
-import io.latchkey.internal.lock.HoldCalls;
-import io.latchkey.internal.lock.HoldScripts;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.LockKeys;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.redis.RedisExecutor.Replicated;
+import io.latchkey.spi.CountedHolds;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.HoldScripts;
+import io.latchkey.spi.Keys;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.LockProtocol;
+import io.latchkey.spi.LockServer;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.Script;
+import io.latchkey.spi.ScriptRunner.Replicated;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
@@ -58,8 +58,8 @@ public final class FairLockProtocol implements LockProtocol {
     private static final Duration LONGEST_PLACE = Duration.ofDays(100 * 365);
 
     private final String name;
-    private final LockContext context;
-    private final ReentrantLockProtocol plain;
+    private final LockServer context;
+    private final PlainLock plain;
     private final String lock;
     /** A list of waiter fields in arrival order, the first in line at the head. */
     private final String queue;
@@ -77,17 +77,17 @@ public final class FairLockProtocol implements LockProtocol {
      * line tries at least every half place, so its bound has about half a place left at a grant.
      */
     private final long enterMarginNanos;
-    private final HoldCalls holds;
+    private final CountedHolds holds;
 
     /**
      * @param name the lock's name
      * @param context the client's shared machinery
      */
-    public FairLockProtocol(String name, LockContext context) {
+    public FairLockProtocol(String name, LockServer context) {
         this.name = name;
         this.context = context;
-        this.plain = new ReentrantLockProtocol(name, context);
-        LockKeys keys = context.keys(name);
+        this.plain = context.plainLock(name);
+        Keys keys = context.keys(name);
         this.lock = keys.lock();
         this.queue = keys.derived("queue");
         this.timeouts = keys.derived("timeouts");
@@ -98,7 +98,7 @@ public final class FairLockProtocol implements LockProtocol {
         this.placeMillis = Long.toString(placeMillisValue);
         this.placeNanos = TimeUnit.MILLISECONDS.toNanos(placeMillisValue);
         this.enterMarginNanos = Math.min(context.config().commandTimeout().toNanos(), placeNanos / 4);
-        this.holds = new HoldCalls(name, lock, context, new HoldScripts() {
+        this.holds = context.countedHolds(name, lock, new HoldScripts() {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
@@ -172,7 +172,7 @@ public final class FairLockProtocol implements LockProtocol {
      * then plus {@code fairLockWaitTimeout}, and the grant lasts until that deadline; so the send
      * time of that try plus {@code fairLockWaitTimeout} is a moment on this client's clock before
      * which Redis keeps the grant. The hold is then taken in Redis with the owner's lease as its
-     * first renewal ({@link HoldCalls#takeGranted}). With less than {@link #enterMarginNanos} of the
+     * first renewal ({@link CountedHolds#takeGranted}). With less than {@link #enterMarginNanos} of the
      * bound left, or replica acknowledgement asked for (nothing waited for the replicas to have
      * the grant), the try is made instead, and takes the grant as any try of the waiter does.
      * So is it for a token that does not exceed the fencing counter as the queued try ran.
@@ -204,7 +204,7 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         String field = context.field(owner);
-        return context.unsettled().sendOrSettleLater(context.hold(lock, owner), "leaving the queue",
+        return context.sendOrSettleLater(lock, owner, "leaving the queue",
                 () -> leaveQueue(field), () -> leaveQueue(field)).thenApply(removed -> null);
     }
 

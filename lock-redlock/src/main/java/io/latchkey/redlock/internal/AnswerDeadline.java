@@ -1,7 +1,7 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.LockException;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.KindFailures;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
@@ -41,7 +41,7 @@ final class AnswerDeadline {
             timeout = timer.newTimeout(expired -> answer.completeExceptionally(new TimeoutException()),
                     timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException timerStopped) {
-            answer.completeExceptionally(LockExceptions.clientClosed());
+            answer.completeExceptionally(KindFailures.clientClosed());
             return answer;
         }
         answer.whenComplete((value, failure) -> timeout.cancel());

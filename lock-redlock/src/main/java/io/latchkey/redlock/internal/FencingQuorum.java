@@ -27,6 +27,16 @@ import java.util.concurrent.CompletableFuture;
  * clock is behind the clock that gave T (or the counter that T came from ran ahead of its clock)
  * by more than the time between the two holds.
  *
+ * <p>A cohort's hold (local hand-off) reserves a block of B tokens on each granting master:
+ * master i answers t(i), the first of its block, and its counter ends at t(i) + B - 1. The hold's
+ * token is again T, the highest t(i); the cohort gives T to its first owner and T + 1 to
+ * T + B - 1 to the owners it passes the hold to, each while the quorum's lease as confirmed still
+ * runs. So the majority is raised to T + B - 1, the block's end (a master that answered T stands
+ * there already), and the argument above, read with T + B - 1 for T, puts the next hold's token
+ * above every token of the block: the next majority shares a master whose counter reached
+ * T + B - 1 before the first owner saw T, and that master grants only once the cohort's part
+ * there is released or ran out, after every hand-off.
+ *
  * <p>Costs: no round trip when a majority already answered T; one parallel round trip to the
  * lagging granting masters otherwise. Since tokens come from each master's own clock, masters
  * rarely answer the same token, so most acquisitions take that round trip.
@@ -45,19 +55,22 @@ final class FencingQuorum {
     }
 
     /**
-     * Raises the lagging granting masters to {@code token}, each bounded by its attempt timeout.
+     * Raises the lagging granting masters to {@code lastToken}, each bounded by its attempt timeout.
      *
-     * @param tokens the granting masters and their answers
+     * @param tokens the granting masters and their answers: each the first of a block that ends
+     *     {@code lastToken - token} further on the master's counter
      * @param token the hold's token
+     * @param lastToken the last token of the hold's block: {@code token} for an owner's hold, the
+     *     last a cohort may hand on for a cohort's
      * @param majority how many masters make a majority
-     * @return completes with true once a majority stands at {@code token} or more, false if too
-     *     few raises succeeded; never fails
+     * @return completes with true once a majority stands at {@code lastToken} or more, false if
+     *     too few raises succeeded; never fails
      */
-    static CompletableFuture<Boolean> raise(Map<Master, Long> tokens, long token, int majority) {
+    static CompletableFuture<Boolean> raise(Map<Master, Long> tokens, long token, long lastToken, int majority) {
         List<CompletableFuture<Boolean>> raised = new ArrayList<>(tokens.size());
         tokens.forEach((master, answered) -> raised.add(answered >= token
                 ? CompletableFuture.completedFuture(true)
-                : master.withinAttemptTimeout(master.raiseFence(token)).handle((value, failure) -> failure == null)));
+                : master.withinAttemptTimeout(master.raiseFence(lastToken)).handle((value, failure) -> failure == null)));
         return CompletableFuture.allOf(raised.toArray(CompletableFuture[]::new))
                 .thenApply(all -> raised.stream().filter(CompletableFuture::join).count() >= majority);
     }
@@ -66,7 +79,8 @@ final class FencingQuorum {
      * @param tokens the granting masters and their answers
      * @param token the hold's token
      * @param majority how many masters make a majority
-     * @return true if a majority already stands at the token, so that no raise is needed
+     * @return true if a majority already stands at the token (at the end of its block, for a
+     *     block of the same size on every master), so that no raise is needed
      */
     static boolean alreadyStands(Map<Master, Long> tokens, long token, int majority) {
         return tokens.values().stream().filter(answered -> answered >= token).count() >= majority;

@@ -1,6 +1,6 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.lock.ReentrantLockProtocol;
+import io.latchkey.spi.PlainLock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -32,7 +32,7 @@ final class MajorityQueries {
      * @param <T> the type of the answer
      * @return every master's answer, in the masters' order
      */
-    <T> CompletableFuture<List<T>> fromMajority(Function<ReentrantLockProtocol, CompletableFuture<T>> query, T unanswered) {
+    <T> CompletableFuture<List<T>> fromMajority(Function<PlainLock, CompletableFuture<T>> query, T unanswered) {
         List<CompletableFuture<T>> replies = new ArrayList<>(masters.size());
         for (Master master : masters) {
             replies.add(master.call(query));

@@ -1,19 +1,21 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
 import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockServer;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Script;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One master of a RedLock: the plain lock of the RedLock's name on that master, with the bound
@@ -30,15 +32,15 @@ final class Master {
     private static final Script RAISE_FENCE = Script.load(Master.class, "raise-fence.lua");
 
     /** Null for a master given as a plain lock. */
-    private final MasterConnection connection;
+    private final @Nullable MasterConnection connection;
     private final String lockName;
     private final Duration attemptTimeout;
     private final String description;
     /** Null until the connection is up; then never changes. */
-    private volatile ReentrantLockProtocol protocol;
+    private volatile @Nullable PlainLock protocol;
 
-    private Master(MasterConnection connection, String lockName, Duration attemptTimeout, String description,
-                   ReentrantLockProtocol protocol) {
+    private Master(@Nullable MasterConnection connection, String lockName, Duration attemptTimeout, String description,
+                   @Nullable PlainLock protocol) {
         this.connection = connection;
         this.lockName = lockName;
         this.attemptTimeout = attemptTimeout;
@@ -50,7 +52,7 @@ final class Master {
      * @param protocol the plain lock on this master
      * @param attemptTimeout the bound on this master's answer to one acquire
      */
-    static Master of(ReentrantLockProtocol protocol, Duration attemptTimeout) {
+    static Master of(PlainLock protocol, Duration attemptTimeout) {
         return new Master(null, protocol.name(), attemptTimeout, protocol.context().executor().toString(), protocol);
     }
 
@@ -63,13 +65,14 @@ final class Master {
     }
 
     /** @return the plain lock on this master, or null while its connection is not up; never blocks */
-    ReentrantLockProtocol protocol() {
-        ReentrantLockProtocol plain = protocol;
-        if (plain == null && connection != null && connection.context() != null) {
+    @Nullable PlainLock protocol() {
+        PlainLock plain = protocol;
+        LockServer server = plain == null && connection != null ? connection.context() : null;
+        if (server != null) {
             synchronized (this) { // one plain lock per Master, as for a master given as a plain lock
                 plain = protocol;
                 if (plain == null) {
-                    plain = new ReentrantLockProtocol(lockName, connection.context());
+                    plain = server.plainLock(lockName);
                     protocol = plain;
                 }
             }
@@ -77,9 +80,17 @@ final class Master {
         return plain;
     }
 
-    /** @return the master's client machinery, equal for every lock of one client; only for a reachable master */
-    LockContext context() {
-        return protocol().context();
+    /**
+     * @return the plain lock on this master; only for a connected master: one given as a plain
+     *     lock, or one that answered (a connection, once up, stays so)
+     */
+    PlainLock connected() {
+        return Objects.requireNonNull(protocol(), "only a master that is connected has its plain lock");
+    }
+
+    /** @return the master's client machinery, equal for every lock of one client; only for a connected master */
+    LockServer context() {
+        return connected().context();
     }
 
     Duration attemptTimeout() {
@@ -108,7 +119,7 @@ final class Master {
      * @param token the token this master gave the hold
      */
     void endLost(long owner, long token) {
-        ReentrantLockProtocol plain = protocol();
+        PlainLock plain = protocol();
         if (plain != null) {
             plain.endLost(owner, token);
         }
@@ -125,7 +136,7 @@ final class Master {
 
     /** @return what identifies this master on the client: equal for every lock over it */
     Object identity() {
-        return connection != null ? connection : protocol.context().lockId(lockName);
+        return connection != null ? connection : connected().context().lockId(lockName);
     }
 
     CompletableFuture<Void> release(long owner) {
@@ -143,7 +154,7 @@ final class Master {
      *     once the attempt timeout has passed without it, signalled on this master's client timer
      */
     <T> CompletableFuture<T> withinAttemptTimeout(CompletableFuture<T> reply) {
-        ReentrantLockProtocol plain = protocol();
+        PlainLock plain = protocol();
         if (reply.isDone() || plain == null) {
             return reply.copy();
         }
@@ -151,10 +162,11 @@ final class Master {
     }
 
     /** @return the query's answer from this master; fails at once while its connection is not up */
-    <T> CompletableFuture<T> call(Function<ReentrantLockProtocol, CompletableFuture<T>> call) {
-        ReentrantLockProtocol plain = protocol();
+    <T> CompletableFuture<T> call(Function<PlainLock, CompletableFuture<T>> call) {
+        PlainLock plain = protocol();
         if (plain == null) {
-            LockException why = connection.failure();
+            // Only a master over a connection lacks its plain lock: one given as a plain lock has it from the start.
+            LockException why = Objects.requireNonNull(connection, "a master without its plain lock has a connection").failure();
             return CompletableFuture.failedFuture(RedLockFailures.masterNotConnected(description, why));
         }
         try {
@@ -165,12 +177,13 @@ final class Master {
     }
 
     /**
-     * Renews this owner's hold on this master with the watchdog, unless it already is.
+     * Renews this owner's hold on this master with the watchdog, unless it already is; only for a
+     * master that granted the hold, and so is connected.
      *
      * @return the registration, active while the watchdog renews the hold with {@code lease}
      */
     LeaseRegistration register(long owner, RenewedLease lease) {
-        ReentrantLockProtocol plain = protocol();
+        PlainLock plain = connected();
         return plain.context().register(plain.keys().lock(), owner, lease);
     }
 

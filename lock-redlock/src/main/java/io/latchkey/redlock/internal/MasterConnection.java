@@ -2,9 +2,9 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.redis.Redaction;
 import io.latchkey.spi.KindContext;
+import io.latchkey.spi.KindFailures;
+import io.latchkey.spi.LockServer;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One configured master of a client's RedLocks, and the client's connection to it once it could
@@ -46,17 +47,17 @@ final class MasterConnection {
     private final long firstRetryNanos;
     private final long maxRetryNanos;
     /** Null until connected; then never changes. Written under this object's monitor. */
-    private volatile LockContext context;
+    private volatile @Nullable LockServer context;
     /** Why the last connect failed; null once connected. */
-    private volatile LockException failure;
+    private volatile @Nullable LockException failure;
     /** Guarded by this. */
-    private Timer timer;
+    private @Nullable Timer timer;
     /** Guarded by this. */
-    private Executor connector;
+    private @Nullable Executor connector;
     /** Guarded by this. */
     private long nextRetryNanos;
     /** Guarded by this. */
-    private Timeout retry;
+    private @Nullable Timeout retry;
     /** Guarded by this. */
     private boolean connecting;
     /** Guarded by this. */
@@ -68,7 +69,7 @@ final class MasterConnection {
      */
     MasterConnection(String address, KindContext client) {
         this.address = address;
-        this.shown = Redaction.uri(address);
+        this.shown = KindFailures.redactedUri(address);
         this.client = client;
         LockConfig outer = client.config();
         this.firstRetryNanos = outer.commandTimeout().toNanos();
@@ -87,12 +88,12 @@ final class MasterConnection {
     }
 
     /** @return the lock machinery on this master, or null while it is not connected; never blocks */
-    LockContext context() {
+    @Nullable LockServer context() {
         return context;
     }
 
     /** @return why the last connect failed, or null if connected or not tried yet */
-    LockException failure() {
+    @Nullable LockException failure() {
         return failure;
     }
 
@@ -122,27 +123,27 @@ final class MasterConnection {
 
     /** Guarded by this. */
     private void scheduleRetry() {
-        if (closed || context != null || timer == null) {
+        Timer on = timer;
+        Executor runOn = connector;
+        if (closed || context != null || on == null || runOn == null) {
             return;
         }
         long delayNanos = nextRetryNanos;
         nextRetryNanos = Math.min(nextRetryNanos * 2, maxRetryNanos);
         try {
-            retry = timer.newTimeout(due -> startConnect(), delayNanos, TimeUnit.NANOSECONDS);
+            retry = on.newTimeout(due -> startConnect(runOn), delayNanos, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException timerStopped) {
             retry = null; // the client is closing: nothing to connect for
         }
     }
 
     /** On the timer: hands the connect to the connector, since it blocks. */
-    private void startConnect() {
-        Executor runOn;
+    private void startConnect(Executor runOn) {
         synchronized (this) {
             if (closed || context != null || connecting) {
                 return;
             }
             connecting = true;
-            runOn = connector;
         }
         try {
             runOn.execute(this::connectInBackground);
@@ -171,7 +172,7 @@ final class MasterConnection {
     }
 
     /** @return false if this was closed meanwhile; the client closes the connection with itself */
-    private synchronized boolean connected(LockContext connected) {
+    private synchronized boolean connected(LockServer connected) {
         connecting = false;
         if (closed) {
             return false;

@@ -1,7 +1,7 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.Hold;
+import io.latchkey.spi.KindFailures;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -17,13 +18,16 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One RedLock try: ask every master at once, each with the whole lease as a fixed lease and each
  * bounded by its attempt timeout; decide by {@link Votes} once all have answered or timed out;
  * on success agree a fencing token ({@link FencingQuorum}) and start the quorum's renewal
  * ({@link QuorumLease}); otherwise give back every partial grant, those that come late included,
- * and say when to try again. Thread-safe; never blocks.
+ * and say when to try again. How a try reaches each master is its {@link PartTries}': an owner's
+ * own hold by default; with local hand-off, the cohort's hold, which reserves a block of tokens on
+ * each master, or an owner's own hold that marks the client as waiting. Thread-safe; never blocks.
  */
 final class QuorumAcquire {
 
@@ -39,8 +43,36 @@ final class QuorumAcquire {
     private final long retryBaseNanos;
     /** The spread of retries that start together; see {@link RedLockProtocol}. */
     private final long jitterNanos;
+    private final PartTries parts;
 
-    QuorumAcquire(RedLockProtocol lock, long retryBaseNanos, long jitterNanos) {
+    /** How a try reaches each master. */
+    interface PartTries {
+
+        /** An owner's own hold on each master, as without local hand-off; one token per hold. */
+        PartTries OWN = new PartTries() {
+            @Override
+            public CompletableFuture<TryResult> tryOn(Master master, long owner, LeaseTerm lease, boolean newHold) {
+                return master.tryAcquire(owner, lease, newHold);
+            }
+
+            @Override
+            public int tokenBlock() {
+                return 1;
+            }
+        };
+
+        /**
+         * @param newHold as for {@link Master#tryAcquire}
+         * @return the master's answer
+         */
+        CompletableFuture<TryResult> tryOn(Master master, long owner, LeaseTerm lease, boolean newHold);
+
+        /** @return how many tokens a new hold reserves on each master: its own, and one per local hand-off */
+        int tokenBlock();
+    }
+
+    QuorumAcquire(RedLockProtocol lock, long retryBaseNanos, long jitterNanos, PartTries parts) {
+        this.parts = parts;
         this.lock = lock;
         this.name = lock.name();
         this.masters = lock.masters();
@@ -68,7 +100,7 @@ final class QuorumAcquire {
         List<CompletableFuture<TryResult>> sent = new ArrayList<>(masters.size());
         List<CompletableFuture<TryResult>> answers = new ArrayList<>(masters.size());
         for (Master master : masters) {
-            CompletableFuture<TryResult> reply = master.tryAcquire(owner, lease, heldToken == 0);
+            CompletableFuture<TryResult> reply = parts.tryOn(master, owner, lease, heldToken == 0);
             sent.add(reply);
             answers.add(master.withinAttemptTimeout(reply));
         }
@@ -89,6 +121,7 @@ final class QuorumAcquire {
         long validityLeftNanos = validUntilNanos - ticker.read();
         Votes<Master> votes = new Votes<>(masters.size());
         Map<Master, Long> tokens = new LinkedHashMap<>();
+        boolean anotherClientWaits = false;
         Throwable failure = null;
         for (int i = 0; i < masters.size(); i++) {
             CompletableFuture<TryResult> answer = answers.get(i);
@@ -97,7 +130,7 @@ final class QuorumAcquire {
                 if (cause instanceof TimeoutException) {
                     cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), masters.get(i).attemptTimeout());
                     failure = failure == null ? cause : failure;
-                } else if (Failures.isTimeout(cause)) {
+                } else if (KindFailures.isTimeout(cause)) {
                     cause = RedLockFailures.masterTimedOut(masters.get(i).toString(), cause);
                     failure = failure == null ? cause : failure;
                 } else if (failure == null || sent.get(i).isCompletedExceptionally()) {
@@ -108,24 +141,28 @@ final class QuorumAcquire {
             }
             TryResult result = answer.join();
             if (result.acquired()) {
+                TryResult.Grant grant = Objects.requireNonNull(result.grant(), "an acquired result has its grant");
                 votes.granted(masters.get(i));
-                tokens.put(masters.get(i), result.grant().fencingToken());
+                tokens.put(masters.get(i), grant.fencingToken());
+                anotherClientWaits |= grant.anotherClientWaits();
             } else {
                 votes.refused(result.waitMillis());
             }
         }
         Votes.Outcome outcome = votes.decide(validityLeftNanos);
         if (outcome == Votes.Outcome.ACQUIRED) {
+            boolean othersWait = anotherClientWaits;
             if (heldToken != 0) {
-                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, tokens, validUntilNanos));
+                return CompletableFuture.completedFuture(granted(owner, lease, heldToken, tokens, validUntilNanos, othersWait));
             }
             long token = FencingQuorum.tokenOf(tokens);
             if (FencingQuorum.alreadyStands(tokens, token, majority)) {
-                return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
+                return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos, othersWait));
             }
-            return FencingQuorum.raise(tokens, token, majority).thenCompose(standing -> {
+            long lastToken = token + parts.tokenBlock() - 1;
+            return FencingQuorum.raise(tokens, token, lastToken, majority).thenCompose(standing -> {
                 if (standing && validUntilNanos - ticker.read() > 0) {
-                    return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos));
+                    return CompletableFuture.completedFuture(granted(owner, lease, token, tokens, validUntilNanos, othersWait));
                 }
                 // Too few raised in time: the token could not be trusted, so the try counts as late.
                 return giveBack(owner, Votes.Outcome.TOO_LATE, votes, votes.granted(), null);
@@ -134,10 +171,14 @@ final class QuorumAcquire {
         return giveBack(owner, outcome, votes, votes.toRelease(outcome), failure);
     }
 
-    /** @param tokens the granting masters, each with the token it gave its part of the hold */
-    private TryResult granted(long owner, LeaseTerm lease, long token, Map<Master, Long> tokens, long validUntilNanos) {
+    /**
+     * @param tokens the granting masters, each with the token it gave its part of the hold
+     * @param anotherClientWaits true if a granting master's waiting mark named another client
+     */
+    private TryResult granted(long owner, LeaseTerm lease, long token, Map<Master, Long> tokens, long validUntilNanos,
+                              boolean anotherClientWaits) {
         List<Master> granted = List.copyOf(tokens.keySet());
-        return TryResult.acquired(new TryResult.Grant() {
+        return TryResult.acquired(new QuorumGrant() {
             @Override
             public long fencingToken() {
                 return token;
@@ -146,6 +187,16 @@ final class QuorumAcquire {
             @Override
             public long confirmedUntilNanos() {
                 return validUntilNanos;
+            }
+
+            @Override
+            public boolean anotherClientWaits() {
+                return anotherClientWaits;
+            }
+
+            @Override
+            public Map<Master, Long> parts() {
+                return tokens;
             }
 
             @Override
@@ -173,7 +224,7 @@ final class QuorumAcquire {
 
     /** Releases the grants of a try that did not acquire, then answers as the outcome says. */
     private CompletableFuture<TryResult> giveBack(long owner, Votes.Outcome outcome, Votes<Master> votes,
-                                                  List<Master> grants, Throwable failure) {
+                                                  List<Master> grants, @Nullable Throwable failure) {
         int answered = votes.answered();
         CompletableFuture<?>[] releases = grants.stream()
                 .map(master -> master.release(owner).exceptionally(releaseFailure -> {
@@ -203,10 +254,10 @@ final class QuorumAcquire {
     private void releaseWhenAnswered(Master master, long owner, long heldToken, CompletableFuture<TryResult> sent) {
         sent.whenComplete((answer, failure) -> {
             if (failure == null && answer.acquired() && heldToken == 0) {
-                master.endLost(owner, answer.grant().fencingToken());
+                master.endLost(owner, Objects.requireNonNull(answer.grant(), "an acquired result has its grant").fencingToken());
             } else if (failure == null && answer.acquired()) {
                 master.release(owner).whenComplete((ok, releaseFailure) -> {
-                    if (releaseFailure != null && !(Failures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
+                    if (releaseFailure != null && !(KindFailures.unwrap(releaseFailure) instanceof IllegalMonitorStateException)) {
                         log.debug("RedLock '{}': releasing a late grant on {} failed; its lease will run out", name, master, releaseFailure);
                     }
                 });
@@ -232,5 +283,23 @@ final class QuorumAcquire {
             waitNanos = retryBaseNanos + ThreadLocalRandom.current().nextLong(retryBaseNanos);
         }
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
+    }
+
+    /** A quorum's grant: also which masters granted it, and the token each gave its part. */
+    interface QuorumGrant extends TryResult.Grant {
+
+        /**
+         * @return the granting masters, each with the token it gave its part; the first of a
+         *     block of tokens where a new hold reserves one
+         */
+        Map<Master, Long> parts();
+
+        /**
+         * @param granted a result of {@link QuorumAcquire#tryAcquire} that acquired
+         * @return the granting masters and their tokens
+         */
+        static Map<Master, Long> partsOf(TryResult granted) {
+            return ((QuorumGrant) Objects.requireNonNull(granted.grant(), "an acquired result has its grant")).parts();
+        }
     }
 }

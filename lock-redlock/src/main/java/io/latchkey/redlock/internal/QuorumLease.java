@@ -1,9 +1,9 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.lock.LockContext;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.LeaseRegistration;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockServer;
 import io.latchkey.spi.RenewedLease;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timeout;
@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The watchdog's view of one owner's RedLock hold: valid while a majority of masters hold it
@@ -26,8 +27,9 @@ import java.util.concurrent.TimeUnit;
  * renewals that are left, since they no longer keep anything safe.
  *
  * <p>It is kept with the client's record of the hold ({@link Hold#attach}), where every lock
- * object of the RedLock finds it; a master's part ends with the last unlock on that master
- * (which stops its renewal) and with the master's client. Thread-safe; callbacks only take this
+ * object of the RedLock finds it. The whole watch ends as the release of the owner's last level
+ * is sent; a master's part ends with the last unlock on that master (which stops its renewal)
+ * and with the master's client. Thread-safe; callbacks only take this
  * object's monitor briefly.
  */
 final class QuorumLease {
@@ -42,9 +44,9 @@ final class QuorumLease {
     /** The client's record of the hold, told when a majority confirms its lease and when it is lost. */
     private final Hold hold;
     /** Keyed by client, the same for every lock object over that master. Guarded by this. */
-    private final Map<LockContext, Member> members = new HashMap<>();
+    private final Map<LockServer, Member> members = new HashMap<>();
     private boolean over;
-    private Timeout check;
+    private @Nullable Timeout check;
 
     private QuorumLease(RedLockProtocol lock, long owner, Hold hold) {
         this.hold = hold;
@@ -61,7 +63,7 @@ final class QuorumLease {
      * @param hold the client's record of a RedLock hold, or null
      * @return the quorum lease that renews it, or null if none does (any more)
      */
-    static QuorumLease of(Hold hold) {
+    static @Nullable QuorumLease of(@Nullable Hold hold) {
         QuorumLease quorum = hold == null ? null : hold.attachment(QuorumLease.class);
         return quorum == null || quorum.isOver() ? null : quorum;
     }
@@ -91,10 +93,16 @@ final class QuorumLease {
             return;
         }
         for (Master master : granted) {
-            Member member = members.computeIfAbsent(master.context(), context -> new Member());
+            LockServer server = master.context();
+            Member member = members.get(server);
+            if (member == null) {
+                member = new Member();
+            }
             member.runsUntilNanos = validUntilNanos;
             member.gone = false;
             member.registration = master.register(owner, member);
+            // Only now: every member in the map has its registration.
+            members.put(server, member);
         }
         confirmHold();
         checkIn(validUntilNanos - ticker.read());
@@ -122,6 +130,13 @@ final class QuorumLease {
             end();
         }
         lostLeaseListener.leaseLost(name, owner);
+    }
+
+    /** The owner's last level is being released: the renewals stop quietly, before the masters answer. */
+    synchronized void stopAtRelease() {
+        if (!over) {
+            end();
+        }
     }
 
     /**
@@ -198,7 +213,12 @@ final class QuorumLease {
 
     /** One master's part: renewed by that master's watchdog, which tells it how it went. */
     private final class Member implements RenewedLease {
-        /** Guarded by the QuorumLease: set at each grant on the master. */
+        /**
+         * Guarded by the QuorumLease: set at each grant on the master. The checker cannot see that
+         * it is set before use: granted() sets it before the member enters {@code members}, and
+         * only the members there are read.
+         */
+        @SuppressWarnings("NullAway.Init")
         LeaseRegistration registration;
         /** Guarded by the QuorumLease. */
         long runsUntilNanos;

@@ -1,20 +1,20 @@
 package io.latchkey.redlock.internal;
 
-import static io.latchkey.internal.redis.Failures.describe;
-import static io.latchkey.internal.redis.Failures.unwrap;
+import static io.latchkey.spi.KindFailures.describe;
+import static io.latchkey.spi.KindFailures.unwrap;
 
 import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
-import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.redis.Redaction;
+import io.latchkey.spi.KindFailures;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The exceptions that only RedLock throws: a master not connected or late, a majority not
  * reached. Messages in RedLock's words; a failure that wraps an earlier one takes its type
- * through {@link LockExceptions#typedAs}, as lock-core's own situations do. Stateless.
+ * through {@link KindFailures#typedAs}, as lock-core's own situations do. Stateless.
  */
 final class RedLockFailures {
 
@@ -22,12 +22,12 @@ final class RedLockFailures {
     }
 
     /**
-     * @param master the master, as {@link Redaction} shows it
+     * @param master the master, as {@link KindFailures#redactedUri} shows it
      * @param why why its last connect failed, or null if none was tried yet
      * @return the RedLock master is not connected yet; typed as {@code why}, a
      *     {@link LockConnectionException} unless Redis refused the connection
      */
-    static LockException masterNotConnected(String master, LockException why) {
+    static LockException masterNotConnected(String master, @Nullable LockException why) {
         String message = "RedLock master " + master + " is not connected; the client keeps trying in the background"
                 + (why == null ? "" : ": " + why.getMessage());
         return why instanceof LockRefusedException ? new LockRefusedException(message, why)
@@ -35,16 +35,16 @@ final class RedLockFailures {
     }
 
     /**
-     * @param master the master, as {@link Redaction} shows it
+     * @param master the master, as {@link KindFailures#redactedUri} shows it
      * @param cause what connecting threw that is not a {@link LockException}
      * @return connecting to a RedLock master failed unexpectedly; typed as the cause
      */
     static LockException masterConnectFailed(String master, Throwable cause) {
-        return LockExceptions.typedAs(cause, "cannot connect to RedLock master " + master + ": " + describe(cause));
+        return KindFailures.typedAs(cause, "cannot connect to RedLock master " + master + ": " + describe(cause));
     }
 
     /**
-     * @param master the master, as {@link Redaction} shows it
+     * @param master the master, as {@link KindFailures#redactedUri} shows it
      * @param attemptTimeout the bound on its answer to one acquire
      * @return the master did not answer an acquire within its attempt timeout. Without a cause:
      *     the master's late answer is handled where it arrives
@@ -54,7 +54,7 @@ final class RedLockFailures {
     }
 
     /**
-     * @param master the master, as {@link Redaction} shows it
+     * @param master the master, as {@link KindFailures#redactedUri} shows it
      * @param timeout the master's own command timeout failure
      * @return the master's client timed the acquire out; without a cause, as
      *     {@link #masterTimedOut(String, Duration)}
@@ -72,8 +72,8 @@ final class RedLockFailures {
      * @return fewer than a majority of masters answered an acquire within their attempt timeout;
      *     typed as the cause
      */
-    static LockException quorumNotReachedInTime(String redLock, int answered, int masters, int majority, Throwable cause) {
-        return LockExceptions.typedAs(cause, "RedLock '" + redLock + "': only " + answered + " of " + masters
+    static LockException quorumNotReachedInTime(String redLock, int answered, int masters, int majority, @Nullable Throwable cause) {
+        return KindFailures.typedAs(cause, "RedLock '" + redLock + "': only " + answered + " of " + masters
                 + " masters answered within their attempt timeout; a majority of " + majority + " is needed"
                 + (cause == null ? "" : ": " + describe(cause)));
     }
@@ -86,8 +86,8 @@ final class RedLockFailures {
      * @param cause the first failure, or null
      * @return fewer than a majority of masters answered; typed as the cause
      */
-    static LockException quorumNotReached(String redLock, int answered, int masters, int majority, Throwable cause) {
-        return LockExceptions.typedAs(cause, "RedLock '" + redLock + "': only " + answered + " of " + masters
+    static LockException quorumNotReached(String redLock, int answered, int masters, int majority, @Nullable Throwable cause) {
+        return KindFailures.typedAs(cause, "RedLock '" + redLock + "': only " + answered + " of " + masters
                 + " masters answered; a majority of " + majority + " is needed"
                 + (cause == null ? "" : ": " + describe(cause)));
     }
@@ -103,7 +103,7 @@ final class RedLockFailures {
      */
     static LockException releaseQuorumNotReached(String redLock, int released, int failed, int masters, int majority,
                                                  Throwable cause) {
-        return LockExceptions.typedAs(cause, "RedLock '" + redLock + "': only " + released + " of " + masters
+        return KindFailures.typedAs(cause, "RedLock '" + redLock + "': only " + released + " of " + masters
                 + " masters released it and " + failed + " failed; a majority of " + majority + " is needed: "
                 + describe(cause));
     }
@@ -128,7 +128,7 @@ final class RedLockFailures {
      * @return too few RedLock masters can be reached to open a client's RedLocks; typed as {@code first}
      */
     static LockException mastersUnreachable(int reachable, int masters, int majority, LockException first) {
-        return LockExceptions.typedAs(first, "only " + reachable + " of " + masters
+        return KindFailures.typedAs(first, "only " + reachable + " of " + masters
                 + " RedLock masters can be reached, a majority of " + majority + " is needed: " + describe(first));
     }
 }

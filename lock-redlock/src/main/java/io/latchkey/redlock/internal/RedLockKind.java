@@ -3,21 +3,24 @@ package io.latchkey.redlock.internal;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
 import io.latchkey.LockException;
-import io.latchkey.internal.lock.LockContext;
-import io.latchkey.internal.lock.LockFacade;
 import io.latchkey.spi.HoldRegistry;
 import io.latchkey.spi.KindContext;
+import io.latchkey.spi.LocalHandOffs;
+import io.latchkey.spi.LockFacades;
 import io.latchkey.spi.LockKind;
+import io.latchkey.spi.LockProtocol;
 import io.latchkey.spi.Ticker;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The RedLocks of one {@code LockClient}: one connection per master of {@code redLockAddresses},
@@ -26,7 +29,11 @@ import org.slf4j.LoggerFactory;
  * <p>Opening needs a majority of the masters. One that cannot be reached then counts as a master
  * that does not answer, and is connected in the background (see {@link MasterConnection}); every
  * RedLock of this client, also one made before, uses it from then on. {@link #lock(String)}
- * never connects and never blocks. Thread-safe.
+ * never connects and never blocks.
+ *
+ * <p>With the client's local hand-off on ({@link LockConfig#localHandOff()}), a RedLock's quorum
+ * hold is passed between the client's owners as the plain lock's is ({@link RedLockRedis}), in
+ * cohorts of the kind's own, closed before the masters' connections. Thread-safe.
  */
 final class RedLockKind implements LockKind {
 
@@ -40,9 +47,15 @@ final class RedLockKind implements LockKind {
     private final Ticker ticker;
     private final ExecutorService connector;
     private final HoldRegistry holds;
+    /** The client's id, as every master's scripts see it. */
+    private final String clientId;
+    /** The RedLocks' local hand-off; null when it is off. */
+    private final @Nullable LocalHandOffs cohorts;
 
     private RedLockKind(LockConfig config, List<MasterConnection> masters, Timer timer, Ticker ticker,
-                        ExecutorService connector, HoldRegistry holds) {
+                        ExecutorService connector, HoldRegistry holds, String clientId) {
+        this.clientId = clientId;
+        this.cohorts = config.localHandOff().map(LocalHandOffs::new).orElse(null);
         this.config = config;
         this.masters = masters;
         this.timer = timer;
@@ -75,7 +88,7 @@ final class RedLockKind implements LockKind {
         int majority = masters.size() / 2 + 1;
         if (masters.size() - unreachable.size() < majority) {
             masters.forEach(MasterConnection::close);
-            LockException first = unreachable.get(0).failure();
+            LockException first = whyUnreachable(unreachable.get(0));
             throw RedLockFailures.mastersUnreachable(masters.size() - unreachable.size(), masters.size(), majority, first);
         }
         Timer timer = client.timer();
@@ -84,21 +97,35 @@ final class RedLockKind implements LockKind {
                 new SynchronousQueue<>(), new DefaultThreadFactory("latchkey-redlock-connect", true));
         for (MasterConnection master : unreachable) {
             log.warn("RedLock master {} cannot be reached; it counts as not answering until the client, which keeps "
-                    + "trying in the background, has connected to it: {}", master, master.failure().getMessage());
+                    + "trying in the background, has connected to it: {}", master, whyUnreachable(master).getMessage());
             master.reconnectInBackground(timer, connector);
         }
-        return new RedLockKind(config, masters, timer, client.ticker(), connector, client.holds());
+        String clientId = masters.stream().map(MasterConnection::context).filter(Objects::nonNull).findFirst().orElseThrow()
+                .clientId();
+        return new RedLockKind(config, masters, timer, client.ticker(), connector, client.holds(), clientId);
+    }
+
+    /** @return why a master could not be reached by {@link MasterConnection#connectNow()}, which records it */
+    private static LockException whyUnreachable(MasterConnection master) {
+        return Objects.requireNonNull(master.failure(), "a master that connectNow() left unconnected has its failure");
     }
 
     @Override
     public DistributedLock lock(String name) {
         List<Master> current = masters.stream().map(master -> Master.over(master, name)).toList();
-        return new LockFacade(RedLockProtocol.of(name, current, timer, ticker, holds, LostLeaseListener.NONE),
-                config.watchdogTimeout());
+        RedLockProtocol red = RedLockProtocol.of(name, current, timer, ticker, holds, LostLeaseListener.NONE);
+        LockProtocol served = cohorts == null ? red : cohorts.protocol(red, (self, tokenBlock) ->
+                new RedLockRedis(red, self, tokenBlock, clientId, config.commandTimeout(), config.watchdogTimeout()));
+        return LockFacades.serve(served, config.watchdogTimeout());
     }
 
     @Override
     public void close() {
+        if (cohorts != null) {
+            // Before the masters' connections: a local waiter woken by the close must find the
+            // client closed, not try a master on a connection that is closing.
+            cohorts.close();
+        }
         connector.shutdown();
         masters.forEach(MasterConnection::close);
     }

@@ -2,11 +2,13 @@ package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockConfig;
-import io.latchkey.internal.lock.ReentrantLockProtocol;
-import io.latchkey.internal.redis.Failures;
+import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
+import io.latchkey.spi.KindFailures;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.LockFacades;
 import io.latchkey.spi.LockProtocol;
+import io.latchkey.spi.PlainLock;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.TryResult;
 import io.latchkey.spi.Wakeups;
@@ -74,7 +76,7 @@ public final class RedLockProtocol implements LockProtocol {
         this.lostLeaseListener = lostLeaseListener;
         this.holdRegistry = holdRegistry;
         this.identity = new Identity(name, masters.stream().map(Master::identity).toList());
-        this.acquire = new QuorumAcquire(this, retryBaseNanos, jitterNanos);
+        this.acquire = new QuorumAcquire(this, retryBaseNanos, jitterNanos, QuorumAcquire.PartTries.OWN);
         this.queries = new MajorityQueries(name, this.masters, majority);
     }
 
@@ -104,11 +106,11 @@ public final class RedLockProtocol implements LockProtocol {
         for (int i = 0; i < locks.length; i++) {
             DistributedLock lock = Objects.requireNonNull(locks[i], "locks[" + i + "]");
             int index = i;
-            ReentrantLockProtocol plain = ReentrantLockProtocol.behind(lock).orElseThrow(() -> new IllegalArgumentException(
+            PlainLock plain = LockFacades.plainLockBehind(lock).orElseThrow(() -> new IllegalArgumentException(
                     "locks[" + index + "] is not a plain lock of LockClient.getLock: " + describe(lock)));
-            if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).protocol().name())) {
+            if (!plain.name().equals(masters.isEmpty() ? plain.name() : masters.get(0).connected().name())) {
                 throw new IllegalArgumentException("the locks of a RedLock share one name: locks[0] is '"
-                        + masters.get(0).protocol().name() + "', locks[" + i + "] is '" + plain.name() + "'");
+                        + masters.get(0).connected().name() + "', locks[" + i + "] is '" + plain.name() + "'");
             }
             Integer sameClient = clients.putIfAbsent(plain.context().clientId(), i);
             if (sameClient != null) {
@@ -123,7 +125,7 @@ public final class RedLockProtocol implements LockProtocol {
             }
             masters.add(Master.of(plain, config.redLockAttemptTimeout()));
         }
-        return new RedLockProtocol(masters.get(0).protocol().name(), masters,
+        return new RedLockProtocol(masters.get(0).connected().name(), masters,
                 masters.get(0).context().timer(), masters.get(0).context().ticker(), masters.get(0).context().holds(),
                 lostLeaseListener);
     }
@@ -207,6 +209,14 @@ public final class RedLockProtocol implements LockProtocol {
 
     // ---- acquire -----------------------------------------------------------------------------
 
+    /**
+     * @param parts how each master is tried
+     * @return tries of this RedLock that reach the masters so
+     */
+    QuorumAcquire tries(QuorumAcquire.PartTries parts) {
+        return new QuorumAcquire(this, retryBaseNanos, jitterNanos, parts);
+    }
+
     @Override
     public CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken) {
         return acquire.tryAcquire(owner, lease, heldToken);
@@ -216,14 +226,23 @@ public final class RedLockProtocol implements LockProtocol {
 
     @Override
     public CompletableFuture<Void> release(long owner) {
-        QuorumLease renewed = QuorumLease.of(holdRegistry.find(identity, owner));
+        Hold hold = holdRegistry.find(identity, owner);
+        QuorumLease quorum = QuorumLease.of(hold);
+        if (quorum != null && hold != null && hold.watchdogLevelsReleasing()) {
+            // The last watchdog level stops the renewals as its release is sent, as a plain
+            // lock's does: a renewal queued behind the release on a master finds the hold gone,
+            // which is the owner's release, not a lost lease; and a fixed-lease level left under
+            // it runs out at its own end.
+            quorum.stopAtRelease();
+        }
+        QuorumLease renewed = quorum == null || quorum.isOver() ? null : quorum;
         ReleaseVotes votes = new ReleaseVotes(name, owner, masters.size(), majority);
         for (Master master : masters) {
             master.release(owner).whenComplete((ok, failure) -> {
                 if (failure == null && renewed != null) {
                     renewed.afterRelease();
                 }
-                votes.count(failure == null ? null : Failures.unwrap(failure));
+                votes.count(failure == null ? null : KindFailures.unwrap(failure));
             });
         }
         return votes.result;
@@ -268,13 +287,13 @@ public final class RedLockProtocol implements LockProtocol {
     /** @return true if a majority of masters had the lock and deleted it */
     @Override
     public CompletableFuture<Boolean> forceRelease() {
-        return queries.fromMajority(ReentrantLockProtocol::forceRelease, false).thenApply(queries::majoritySays);
+        return queries.fromMajority(PlainLock::forceRelease, false).thenApply(queries::majoritySays);
     }
 
     /** @return true if a majority of masters hold the lock */
     @Override
     public CompletableFuture<Boolean> isLocked() {
-        return queries.fromMajority(ReentrantLockProtocol::isLocked, false).thenApply(queries::majoritySays);
+        return queries.fromMajority(PlainLock::isLocked, false).thenApply(queries::majoritySays);
     }
 
     /** @return the most holds that a majority of masters count for the owner */
@@ -286,14 +305,14 @@ public final class RedLockProtocol implements LockProtocol {
     /** @return the longest time that a majority of masters will still hold the lock */
     @Override
     public CompletableFuture<Duration> remainingLease() {
-        return queries.fromMajority(ReentrantLockProtocol::remainingLease, Duration.ZERO).thenApply(queries::majorityValue);
+        return queries.fromMajority(PlainLock::remainingLease, Duration.ZERO).thenApply(queries::majorityValue);
     }
 
     // ---- helpers -----------------------------------------------------------------------------
 
     /** @return the failure of a future that failed, unwrapped */
     static Throwable failureOf(CompletableFuture<?> failed) {
-        return Failures.unwrap(failed.handle((value, failure) -> failure).join());
+        return KindFailures.unwrap(failed.handle((value, failure) -> failure).join());
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.latchkey.redlock.internal;
 
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.KindFailures;
 import io.latchkey.spi.Ticker;
 import io.latchkey.spi.Wakeups;
 import io.netty.util.Timeout;
@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The wake-ups of one RedLock attempt: the unlock messages of every master that could be joined,
@@ -28,7 +29,7 @@ final class RedLockWakeups implements Wakeups {
     private final Ticker ticker;
     private final long jitterNanos;
     /** The wait in progress, or the last one. Guarded by this. */
-    private Round round;
+    private @Nullable Round round;
     /** An interrupt came while no wait was parked: the next wait ends at once. Guarded by this. */
     private boolean interruptPending;
     private volatile boolean closed;
@@ -125,10 +126,10 @@ final class RedLockWakeups implements Wakeups {
         /** Each master's sequence when the round began. */
         private final long[] seen;
         /** Each master's wait in this round, once parked. Guarded by this. */
-        private final List<CompletableFuture<Void>> parked = new ArrayList<>();
+        private final List<@Nullable CompletableFuture<Void>> parked = new ArrayList<>();
         private boolean ending;
         private boolean signalled;
-        private Timeout timeout;
+        private @Nullable Timeout timeout;
 
         Round(long seenSequence, long deadlineNanos, long[] seen) {
             this.seenSequence = seenSequence;
@@ -169,7 +170,7 @@ final class RedLockWakeups implements Wakeups {
             wait.whenComplete((ok, failure) -> masterWoke(index, failure));
         }
 
-        private void masterWoke(int index, Throwable failure) {
+        private void masterWoke(int index, @Nullable Throwable failure) {
             if (failure != null) {
                 end(failure); // the master's client was closed
             } else if (sequence() != seenSequence) {
@@ -207,7 +208,7 @@ final class RedLockWakeups implements Wakeups {
             try {
                 next = timer.newTimeout(t -> end(null), delayNanos, TimeUnit.NANOSECONDS);
             } catch (IllegalStateException timerStopped) {
-                end(LockExceptions.clientClosed());
+                end(KindFailures.clientClosed());
                 return;
             }
             Timeout previous;
@@ -228,7 +229,7 @@ final class RedLockWakeups implements Wakeups {
          * already ended is left alone: an interrupt that finds no wait parked is kept for the
          * master's next wait, which would then end the next round at once.
          */
-        void end(Throwable failure) {
+        void end(@Nullable Throwable failure) {
             Timeout pending;
             List<Integer> stillParked = new ArrayList<>(masters.size());
             synchronized (this) {

@@ -1,7 +1,7 @@
 package io.latchkey.redlock.internal;
 
 import io.latchkey.DistributedLock;
-import io.latchkey.internal.lock.LockFacade;
+import io.latchkey.spi.LockFacades;
 
 /** Makes RedLocks, for {@code RedLock.of} and {@code LockClient.getRedLock} alike. */
 public final class RedLocks {
@@ -17,6 +17,6 @@ public final class RedLocks {
      */
     public static DistributedLock of(DistributedLock[] locks, LostLeaseListener lostLeaseListener) {
         RedLockProtocol protocol = RedLockProtocol.over(locks, lostLeaseListener);
-        return new LockFacade(protocol, protocol.shortestMasterLease());
+        return LockFacades.serve(protocol, protocol.shortestMasterLease());
     }
 }

@@ -1,6 +1,8 @@
 package io.latchkey.redlock.internal;
 
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides a RedLock unlock as soon as the masters' answers allow, without waiting for a slow one:
@@ -18,7 +20,7 @@ final class ReleaseVotes {
     private int released;
     private int notHeld;
     private int failed;
-    private Throwable failure;
+    private @Nullable Throwable failure;
 
     /**
      * @param name the RedLock's name, for the failures
@@ -34,7 +36,7 @@ final class ReleaseVotes {
     }
 
     /** @param outcome null if the master released the hold, else its failure, unwrapped */
-    synchronized void count(Throwable outcome) {
+    synchronized void count(@Nullable Throwable outcome) {
         if (outcome == null) {
             released++;
         } else if (outcome instanceof IllegalMonitorStateException) {
@@ -48,8 +50,9 @@ final class ReleaseVotes {
         } else if (notHeld > masters - majority) {
             result.completeExceptionally(RedLockFailures.notHeldByMajority(name, owner, notHeld, masters));
         } else if (released + notHeld + failed == masters) {
+            // Fewer than a majority released and no more than a minority held nothing: one failed at least.
             result.completeExceptionally(RedLockFailures.releaseQuorumNotReached(name, released, failed, masters,
-                    majority, failure));
+                    majority, Objects.requireNonNull(failure, "a failed master left its failure")));
         }
     }
 }

@@ -8,8 +8,7 @@ import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.latchkey.LockTimeoutException;
-import io.latchkey.internal.redis.Failures;
-import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.spi.KindFailures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import java.nio.channels.ClosedChannelException;
@@ -39,17 +38,17 @@ class RedLockFailuresTest {
                 acquire.getMessage());
 
         LockException notConnected = RedLockFailures.masterNotConnected("redis://m2:6379",
-                LockExceptions.connectFailed("redis://m2:6379", new RedisConnectionException("Unable to connect")));
+                KindFailures.typedAs(new RedisConnectionException("Unable to connect"), "cannot connect to redis://m2:6379"));
         assertEquals(LockConnectionException.class, notConnected.getClass());
         assertEquals(LockConnectionException.class, RedLockFailures.quorumNotReached(LOCK, 1, 3, 2, notConnected).getClass());
         assertEquals(LockConnectionException.class, RedLockFailures.masterNotConnected("redis://m2:6379", null).getClass());
 
-        LockException refused = LockExceptions.refused(LOCK, new RedisCommandExecutionException("WRONGTYPE x"));
+        LockException refused = KindFailures.typedAs(new RedisCommandExecutionException("WRONGTYPE x"), "Redis refused it");
         assertEquals(LockRefusedException.class,
                 RedLockFailures.releaseQuorumNotReached(LOCK, 1, 2, 3, 2, refused).getClass());
         assertEquals(LockException.class, RedLockFailures.quorumNotReachedInTime(LOCK, 1, 3, 2, null).getClass());
         assertEquals(LockConnectionException.class, RedLockFailures.mastersUnreachable(1, 3, 2,
-                LockExceptions.connectFailed("redis://m1", new ClosedChannelException())).getClass());
+                KindFailures.typedAs(new ClosedChannelException(), "cannot connect to redis://m1")).getClass());
     }
 
     @Test
@@ -62,6 +61,6 @@ class RedLockFailuresTest {
 
     @Test
     void aMasterTimeoutIsRecognisedAsATimeout() {
-        assertTrue(Failures.isTimeout(RedLockFailures.masterTimedOut("m1", Duration.ofMillis(100))));
+        assertTrue(KindFailures.isTimeout(RedLockFailures.masterTimedOut("m1", Duration.ofMillis(100))));
     }
 }

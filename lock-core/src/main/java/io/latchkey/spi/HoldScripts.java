@@ -1,14 +1,15 @@
-package io.latchkey.internal.lock;
+package io.latchkey.spi;
 
 import io.latchkey.ReplicaAcknowledgement;
-import io.latchkey.internal.redis.RedisExecutor.Replicated;
-import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.ScriptRunner.Replicated;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The scripts of a lock kind whose holds are a count in the lock hash, as {@link HoldCalls} sends
- * them. Implementations are thread-safe and never block.
+ * The scripts of a lock kind whose holds are a count in the lock hash (the plain lock's, the fair
+ * lock's), as the kind's {@link CountedHolds} send them: the kind writes the scripts, and lock-core
+ * keeps the calls in order, settles those whose answer was lost and keeps the client's record
+ * and the watchdog in step. Implementations are thread-safe and never block.
  */
 public interface HoldScripts {
 
@@ -25,7 +26,7 @@ public interface HoldScripts {
 
     /**
      * The acquire script with {@code WAIT} pipelined behind it on the same connection
-     * ({@code RedisExecutor.evalReplicated}). A kind that does not override it acquires
+     * ({@link ScriptRunner#evalReplicated}). A kind that does not override it acquires
      * without acknowledgement.
      *
      * @param field the owner's field

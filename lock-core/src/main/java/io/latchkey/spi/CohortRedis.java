@@ -1,36 +1,61 @@
-package io.latchkey.internal.cohort;
+package io.latchkey.spi;
 
-import io.latchkey.spi.LeaseTerm;
-import io.latchkey.spi.Ticker;
-import io.latchkey.spi.TryResult;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The Redis side of one client's cohort of one plain lock, as the cohort uses it: the calls on the
- * lock (as acquire.lua, release.lua and unmark.lua define them), the watchdog's reports on the
- * cohort's hold, the notices on the lock's channel, and the client's clock. {@link PlainLockRedis}
- * is the real one; a model of Redis stands in for it where the cohort's interleavings are explored.
+ * The Redis side of one client's cohort of one lock, as the cohort uses it: the calls on the
+ * lock (as lock-core's acquire.lua, release.lua and unmark.lua define them for the plain lock),
+ * the watchdog's reports on the cohort's hold, the notices on the lock's channel, and the
+ * client's clock. lock-core's {@code PlainLockRedis} is the plain lock's; lock-redlock's
+ * {@code RedLockRedis} serves a RedLock's quorum the same way, which is why this is SPI (the one
+ * seam of local hand-off that another module implements; {@link LocalHandOffs} gives that module
+ * the cohort); a model of Redis stands in for it where the cohort's interleavings are explored.
+ * Implementations are thread-safe and never block.
  */
-interface CohortRedis {
+public interface CohortRedis {
 
-    /** @return the lock's name */
+    /**
+     * The lock's name.
+     *
+     * @return the name
+     */
     String lockName();
 
-    /** @return the lock's kind, for events */
+    /**
+     * The lock's kind, for events.
+     *
+     * @return the kind
+     */
     String kind();
 
-    /** @return the client's id, as its tries write it into the lock's waiting mark */
+    /**
+     * The client's id, as its tries write it into the lock's waiting mark.
+     *
+     * @return the id
+     */
     String client();
 
-    /** @return the client's clock */
+    /**
+     * The client's clock.
+     *
+     * @return the clock
+     */
     Ticker ticker();
 
-    /** @return the client's timer */
+    /**
+     * The client's timer.
+     *
+     * @return the timer
+     */
     Timer timer();
 
-    /** @return the client's command timeout: the margin of a lease within which nothing is passed on */
+    /**
+     * The client's command timeout: the margin of a lease within which nothing is passed on.
+     *
+     * @return the margin
+     */
     Duration commandTimeout();
 
     /**
@@ -55,8 +80,10 @@ interface CohortRedis {
     CompletableFuture<TryResult> tryOwnHold(long owner, LeaseTerm lease, long heldToken);
 
     /**
+     * Releases one level of an owner's own hold.
+     *
      * @param owner the owner id
-     * @return releases one level of the owner's own hold
+     * @return completes when released
      */
     CompletableFuture<Void> releaseOwnHold(long owner);
 
@@ -76,13 +103,23 @@ interface CohortRedis {
      */
     void endCohortHold(long token);
 
-    /** @return withdraws the client's waiting mark and turn, if they still name it */
+    /**
+     * Withdraws the client's waiting mark and turn, if they still name it.
+     *
+     * @return completes when withdrawn
+     */
     CompletableFuture<?> unmark();
 
-    /** @return the client the lock's waiting mark names, or null */
+    /**
+     * Reads the lock's waiting mark.
+     *
+     * @return the client the mark names, or null
+     */
     CompletableFuture<String> readMark();
 
     /**
+     * Asks Redis whether it still has the cohort's hold.
+     *
      * @param token the cohort hold's token
      * @return true if Redis still has that hold
      */
@@ -99,6 +136,8 @@ interface CohortRedis {
     void stopRenewing();
 
     /**
+     * Tells the cohort what it hears besides answers.
+     *
      * @param notices told each notice on the lock's channel and each lost connection of the client
      * @return stops telling; idempotent
      */
@@ -120,6 +159,8 @@ interface CohortRedis {
         void lost();
 
         /**
+         * A renewal found the hold and reset its lease.
+         *
          * @param sentAtNanos when the renewal that found the hold and reset its lease was sent
          * @param untilNanos until when, at least, Redis keeps the hold now
          */
@@ -132,7 +173,11 @@ interface CohortRedis {
     /** What the cohort hears besides answers. Must not block. */
     interface Notices {
 
-        /** @param message a notice on the lock's channel: {@code !wait:<client>} or {@code !force:<token>} */
+        /**
+         * A notice on the lock's channel.
+         *
+         * @param message a notice on the lock's channel: {@code !wait:<client>} or {@code !force:<token>}
+         */
         void notice(String message);
 
         /** A connection of the client was lost: the cohort's hold may be gone with Redis's data. */

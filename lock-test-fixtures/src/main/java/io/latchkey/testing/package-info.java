@@ -1,10 +1,11 @@
 /**
  * Test infrastructure, not part of Latchkey's API: real {@code redis-server} processes on free
- * loopback ports, for the integration and fault tests in this module and for the benchmarks. The
- * single server ({@code RedisServer}, {@code RedisBinary}, {@code RedisFixtureException}) lives in
- * the same package in the published {@code latchkey-test} artifact (directory
- * {@code lock-test-support}), which applications' tests use too; the rest is here. The package is
- * split over the two jars, which share a class path (this module is never on a module path).
+ * loopback ports, for the integration and fault tests (lock-tests), the starter's tests and the
+ * benchmarks. The single server ({@code RedisServer}, {@code RedisBinary},
+ * {@code RedisFixtureException}) lives in the same package in the published {@code latchkey-test}
+ * artifact (directory {@code lock-test-support}), which applications' tests use too; the rest is
+ * here. The package is split over the two jars, which share a class path (this module is never on
+ * a module path).
  *
  * <p>{@link io.latchkey.testing.RedisServer} runs one server and can stop, kill, pause, resume
  * and restart it, and send it raw commands; {@link io.latchkey.testing.RedisServers} runs several

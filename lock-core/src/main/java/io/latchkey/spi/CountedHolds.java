@@ -1,0 +1,64 @@
+package io.latchkey.spi;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The tries and releases of a lock kind whose holds are a count in the lock hash, sent with the
+ * kind's {@link HoldScripts} ({@link LockServer#countedHolds}): each call of an owner goes after
+ * its earlier calls on the lock, one whose answer was lost is settled, a grant comes with what
+ * the acquire loop records and the watchdog renews, and a released level stops counting for
+ * renewal at once. A kind gets these rather than writing them because they must be the plain
+ * lock's exactly: the fair lock's holds are the plain lock's hash. Thread-safe; never blocks.
+ */
+public interface CountedHolds {
+
+    /**
+     * One try, as {@link AcquireProtocol#tryAcquire} answers it.
+     *
+     * @param owner the owner id
+     * @param lease the lease to take; a re-entry never shortens the hold's lease
+     * @param heldToken the token of the hold to re-enter, or 0 to take the lock or re-enter
+     *     whatever hold the owner has
+     * @return the try's result
+     */
+    CompletableFuture<TryResult> tryAcquire(long owner, LeaseTerm lease, long heldToken);
+
+    /**
+     * One try that starts a new hold, replacing a hold of the owner that its client gave up for
+     * lost, if Redis still has it; for kinds built of other locks (a RedLock's masters), whose
+     * holds are recorded by the composite, not per part.
+     *
+     * @param owner the owner id
+     * @param lease the lease to take
+     * @return the try's result
+     */
+    CompletableFuture<TryResult> tryAcquireNew(long owner, LeaseTerm lease);
+
+    /**
+     * Releases one level, as {@link AcquireProtocol#release} does.
+     *
+     * @param owner the owner id
+     * @return completes when released; fails with {@link IllegalMonitorStateException} if the
+     *     owner held nothing, in which case nothing changed
+     */
+    CompletableFuture<Void> release(long owner);
+
+    /**
+     * A hold that the kind's release granted the owner without a call of its own, which a message
+     * told of (the fair lock's release grants the next waiter), entered without a round trip. Its
+     * lease is confirmed until {@code untilNanos}, a time the kind knows Redis keeps the grant at
+     * least. As the level starts, a try that re-enters the token takes the hold in Redis (the
+     * kind's acquire script must take a granted hold so, giving it the owner's lease) and confirms
+     * that lease; if it finds the hold gone, the lease is lost. Its answer lost, it is sent again
+     * with the same call id until Redis answers (the script must answer that as the first time),
+     * never undone: the owner holds the level already. Not for replica acknowledgement: nothing
+     * waited for the replicas to have the grant.
+     *
+     * @param owner the owner id
+     * @param lease the lease the owner takes
+     * @param token the granted hold's token
+     * @param untilNanos by the client's ticker, a time before which Redis does not drop the grant
+     * @return the acquired result
+     */
+    TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos);
+}
