@@ -66,20 +66,24 @@ public interface AcquireProtocol {
     /**
      * A try answered by a wake-up's word, without a round trip: for a kind whose release grants
      * the lock to the next waiter and says so in the message (the fair lock, whose word is the
-     * token). The acquire loop asks only when the attempt holds nothing yet, its last try was
-     * answered "not acquired" and none has been sent since, so that the grant the word tells of
-     * came after that try ran.
+     * token and a proof of the secret). Anyone who may publish on the lock's channel can send a
+     * word, so the kind enters only on one that proves the secret of the attempt's last try
+     * ({@link TryResult#queuedSecret()}), which only the kind's release knows besides this
+     * client. The acquire loop asks only when the attempt holds nothing yet, its last try was
+     * answered "not acquired" with a secret and none has been sent since (so the grant the word
+     * tells of came after that try ran), and offers each such secret once.
      *
      * @param owner the owner id
      * @param lease the lease the attempt takes
      * @param word the word, as {@link Wakeups#takeWord()} gave it
      * @param queuedSentNanos the client's ticker just before the last try was sent
-     * @param queuedMark that try's {@link TryResult#queuedMark()}
-     * @return the grant, or null to make a try instead (the word is not the kind's, tells of a
-     *     grant made before that try ran, or of one too close to running out to enter without a
+     * @param queuedSecret that try's {@link TryResult#queuedSecret()}
+     * @return the grant, or null to make a try instead (the word is not the kind's, does not
+     *     prove the secret, or tells of a grant too close to running out to enter without a
      *     round trip)
      */
-    default @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, long queuedMark) {
+    default @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos,
+                                              String queuedSecret) {
         return null;
     }
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fair lock's hand-off granted at the release (release.lua): the first in line enters on the
- * release's message, without a try of its own; a grant whose message was lost is taken by the
+ * release's message, without a try of its own, if the message proves the secret of its last try; a grant whose message was lost is taken by the
  * waiter's next try; a waiter that gives up while its grant is on its way gives it back to the
  * next; a granted waiter that never takes its grant blocks the lock only as long as its place.
  * The holder and the releases are made by hand with the packaged scripts, so that each test
@@ -189,16 +189,21 @@ class FairLockGrantTest {
     }
 
     @Test
-    void aGrantMessageFromBeforeTheWaitersLastTryIsNotEnteredOn() throws Exception {
+    void aGrantMessageProvingTheSecretOfAnEarlierTryIsNotEnteredOn() throws Exception {
         DistributedLock fair = client(Duration.ofMinutes(5)).getFairLock(name);
         redis.configResetstat();
         CompletableFuture<LockHold> waiter = fair.acquireAsync(WAITER);
-        long tries = awaitTriesStopped();
+        awaitTriesStopped();
         String field = raw.queue(name).get(0);
+        String earlier = redis.hget(FairLockRedis.secretsKey(name), field);
+        redis.publish(FairLockRedis.channelOf(name), field); // a wake-up: the waiter tries, with a new secret
+        await().atMost(Duration.ofSeconds(10)).until(() -> !earlier.equals(redis.hget(FairLockRedis.secretsKey(name), field)));
+        long tries = awaitTriesStopped();
 
-        // As a grant's message that came late, after the waiter's last try: its token is not above
-        // the fencing counter as that try ran (a grant that may have been taken or given back since).
-        redis.publish(FairLockRedis.channelOf(name), field + " " + redis.get(LockKeys.of(name).fenceCounter()));
+        // As a grant's message for the earlier try (a real one sent again, or one that came late):
+        // the secret it proves is not that of the waiter's last try.
+        String token = Long.toString(Long.parseLong(redis.get(LockKeys.of(name).fenceCounter())) + 1);
+        redis.publish(FairLockRedis.channelOf(name), field + " " + token + " " + FairLockRedis.sha1(token + ":" + earlier));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> scriptCalls() > tries);
         assertThat(waiter).as("it tried instead, and is still in line").isNotDone();
@@ -241,12 +246,12 @@ class FairLockGrantTest {
 
     private String[] keys() {
         return new String[] {name, FairLockRedis.queueKey(name), FairLockRedis.timeoutsKey(name), FairLockRedis.channelOf(name),
-            LockKeys.of(name).fenceCounter()};
+            LockKeys.of(name).fenceCounter(), FairLockRedis.secretsKey(name)};
     }
 
     private String[] releaseKeys(String channel) {
         return new String[] {name, FairLockRedis.queueKey(name), channel, FairLockRedis.timeoutsKey(name),
-            LockKeys.of(name).fenceCounter()};
+            LockKeys.of(name).fenceCounter(), FairLockRedis.secretsKey(name)};
     }
 
     /** @return how many scripts Redis ran since the statistics were reset */

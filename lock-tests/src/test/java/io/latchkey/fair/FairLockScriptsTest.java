@@ -32,6 +32,7 @@ class FairLockScriptsTest {
     private static final String QUEUE = FairLockRedis.queueKey(LOCK);
     private static final String TIMEOUTS = FairLockRedis.timeoutsKey(LOCK);
     private static final String CHANNEL = FairLockRedis.channelOf(LOCK);
+    private static final String SECRETS = FairLockRedis.secretsKey(LOCK);
     /** The fencing counter of {@link #LOCK}'s hash slot. */
     private static final String COUNTER = LockKeys.of(LOCK).fenceCounter();
     private static final String HOLDER = "client-h:1";
@@ -63,6 +64,7 @@ class FairLockScriptsTest {
     @BeforeEach
     void emptyRedis() {
         redis.flushall();
+        lastSecrets.clear();
     }
 
     @AfterEach
@@ -484,7 +486,7 @@ class FairLockScriptsTest {
         RedisClient limitedClient = RedisClient.create("redis://no-incr:pw@" + server.host() + ":" + server.port());
         try (StatefulRedisConnection<String, String> limited = limitedClient.connect()) {
             assertThatThrownBy(() -> limited.sync().eval(FairLockRedis.script("acquire.lua"),
-                    ScriptOutputType.MULTI, new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER},
+                    ScriptOutputType.MULTI, new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER, SECRETS},
                     Long.toString(LEASE), A, Long.toString(PLACE), "publish", "refused-call", ""))
                     .hasMessageContaining("can't run this command");
 
@@ -516,7 +518,7 @@ class FairLockScriptsTest {
         assertThat(redis.pttl(LOCK)).as("the grant lasts as long as A's place in line").isBetween(deadline - now - 1_000, deadline - now);
         assertThat(raw.queue(LOCK)).containsExactly(B);
         assertThat(raw.timeouts(LOCK)).containsOnlyKeys(B);
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + token);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(A));
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("B is not woken: it waits no longer than A's deadline").isNull();
     }
 
@@ -534,7 +536,7 @@ class FairLockScriptsTest {
 
         assertThat(holds()).as("A's place ran out, B has none").containsExactlyEntriesOf(Map.of(C, "0"));
         assertThat(raw.keysOf(LOCK)).as("the line is empty: its keys are gone").containsExactly(LOCK);
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(C + " " + tokenOf(C));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(C));
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
 
@@ -573,15 +575,57 @@ class FairLockScriptsTest {
     }
 
     @Test
-    void aQueuedAnswerCarriesTheFencingCounterThatTheNextGrantsTokenExceeds() {
+    void aQueuedTryLeavesItsSecretWithItsPlaceAndTheNextTryReplacesIt() {
         acquire(HOLDER);
 
-        List<Long> queued = acquireHolding(A, "");
+        assertThat(acquireRaw(A, LEASE, PLACE, "first", "", "first-secret")).element(2).isEqualTo("first-secret");
+        assertThat(redis.hgetall(SECRETS)).containsExactlyEntriesOf(Map.of(A, "first-secret"));
+        assertThat(acquireRaw(A, LEASE, PLACE, "second", "", "second-secret")).element(2).isEqualTo("second-secret");
 
-        assertThat(queued).hasSize(3).startsWith(0L);
-        assertThat(queued.get(2)).isEqualTo(Long.parseLong(redis.get(COUNTER)));
+        assertThat(redis.hgetall(SECRETS)).containsExactlyEntriesOf(Map.of(A, "second-secret"));
+        assertThat(redis.pttl(SECRETS)).as("lasts as the line's keys do").isBetween(PLACE - 5_000, PLACE);
+    }
+
+    @Test
+    void theGrantsMessageProvesTheWaitersLastSecretWhichItDeletes() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquireRaw(A, LEASE, PLACE, "first", "", "first-secret");
+        acquireRaw(A, LEASE, PLACE, "second", "", "second-secret");
+        acquire(B);
+
         release(HOLDER);
-        assertThat(Long.parseLong(tokenOf(A))).isGreaterThan(queued.get(2));
+
+        String token = tokenOf(A);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + token + " " + FairLockRedis.sha1(token + ":second-secret"));
+        assertThat(redis.hkeys(SECRETS)).as("used once: a replayed message proves nothing to A's next try").containsExactly(B);
+    }
+
+    @Test
+    void aWaiterThatSentNoSecretIsGrantedAndWokenByNameAlone() throws Exception {
+        acquire(HOLDER);
+        assertThat(acquireRaw(A, LEASE, PLACE, "no-secret", "", "")).hasSize(3).element(2).isEqualTo("");
+        assertThat(redis.exists(SECRETS)).isZero();
+        BlockingQueue<String> messages = listen();
+
+        release(HOLDER);
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).as("its try takes the grant").isEqualTo(A);
+    }
+
+    @Test
+    void takingTheLockFromTheHeadOfTheLineOrLeavingItDeletesTheWaitersSecret() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.del(LOCK);
+
+        assertThat(acquire(A)).isNull();
+        abandon(C);
+
+        assertThat(redis.hkeys(SECRETS)).containsExactly(B);
     }
 
     @Test
@@ -692,7 +736,7 @@ class FairLockScriptsTest {
         assertThat(release(A, "lost-grant", "undo")).isNull();
 
         assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B + " " + tokenOf(B));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(B));
     }
 
     @Test
@@ -707,7 +751,7 @@ class FairLockScriptsTest {
         assertThat(release(A, "lost-take", "undo")).isZero();
 
         assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B + " " + tokenOf(B));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(B));
     }
 
     @Test
@@ -731,7 +775,7 @@ class FairLockScriptsTest {
 
         assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
         assertThat(raw.queue(LOCK)).containsExactly(B);
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + tokenOf(A));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(A));
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
 
@@ -746,7 +790,7 @@ class FairLockScriptsTest {
         assertThat(end(A, tokenOf(A))).isZero();
 
         assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B + " " + tokenOf(B));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(B));
     }
 
     @Test
@@ -766,7 +810,7 @@ class FairLockScriptsTest {
 
         String current = tokenOf(HOLDER);
         assertThat(end(HOLDER, current)).isZero();
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + tokenOf(A));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(A));
         assertThat(acquire(A)).isNull();
         assertThat(end(HOLDER, current)).as("the same end again").isNull();
         assertThat(holds()).containsOnlyKeys(A);
@@ -943,15 +987,40 @@ class FairLockScriptsTest {
         return reply.get(0) == 1L ? null : reply.get(1);
     }
 
+    /** Each waiter's secret as its last try that queued left it, as a client would keep it. */
+    private static final Map<String, String> lastSecrets = new java.util.HashMap<>();
+
     /**
+     * Sends a secret of its own ({@code secret-<call>}) with every try, as a client does.
+     *
      * @param held ARGV[6]: '' or the token of the hold to re-enter
-     * @return the acquire script's answer: {1, hold count, token}, {0, the wait bound} or {-1, 0}
+     * @return the acquire script's answer: {1, hold count, token}, {0, the wait bound} (the secret
+     *     it answers with is checked and kept in {@link #lastSecrets}) or {-1, 0}
      */
     private static List<Long> acquireHolding(String caller, long leaseMillis, long placeMillis, String call, String held) {
-        List<Object> reply = redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.MULTI,
-                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER},
-                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish", call, held);
+        String secret = "secret-" + call;
+        List<Object> reply = acquireRaw(caller, leaseMillis, placeMillis, call, held, secret);
+        if (reply.get(0).equals(0L)) {
+            assertThat(reply).hasSize(3);
+            assertThat(reply.get(2)).as("a queued try is answered with its secret").isEqualTo(secret);
+            lastSecrets.put(caller, secret);
+            return List.of(0L, (Long) reply.get(1));
+        }
         return reply.stream().map(Long.class::cast).toList();
+    }
+
+    /** @return acquire.lua's reply as it is, for a try that sends {@code secret} as ARGV[7] */
+    private static List<Object> acquireRaw(String caller, long leaseMillis, long placeMillis, String call, String held,
+                                           String secret) {
+        return redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER, SECRETS},
+                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish", call, held, secret);
+    }
+
+    /** @return the message of release.lua's grant to {@code waiter}: its token, and the proof of its last secret */
+    private static String grantMessage(String waiter) {
+        String token = tokenOf(waiter);
+        return waiter + " " + token + " " + FairLockRedis.sha1(token + ":" + lastSecrets.get(waiter));
     }
 
     /** @return the answer of a try that passes the caller's hold's token, or '' */
@@ -970,13 +1039,13 @@ class FairLockScriptsTest {
 
     private static Long release(String owner, String call, String mode) {
         return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER}, owner, "publish", call, mode);
+                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER, SECRETS}, owner, "publish", call, mode);
     }
 
     /** @return release.lua's answer to mode 'end' for the hold with this token */
     private static Long end(String owner, String token) {
         return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER}, owner, "publish", "call-" + ++calls, "end", token);
+                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER, SECRETS}, owner, "publish", "call-" + ++calls, "end", token);
     }
 
     /**
@@ -996,7 +1065,7 @@ class FairLockScriptsTest {
 
     private static Long abandon(String waiter) {
         return redis.eval(FairLockRedis.script("abandon.lua"), ScriptOutputType.INTEGER,
-                new String[] {QUEUE, TIMEOUTS, CHANNEL, LOCK}, waiter, "publish");
+                new String[] {QUEUE, TIMEOUTS, CHANNEL, LOCK, SECRETS}, waiter, "publish");
     }
 
     private BlockingQueue<String> listen() {

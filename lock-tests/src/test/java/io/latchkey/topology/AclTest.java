@@ -71,8 +71,9 @@ class AclTest {
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(600);
     private static final Pattern CALLS = Pattern.compile("(?m)^cmdstat_([a-z|]+):calls=(\\d+)");
     /**
-     * Listed commands that the operations below do not call, each for a reason: the plain and
-     * fair locks' HDEL only undoes a grant whose answer was lost (release.lua's 'undo').
+     * Listed commands that the operations below do not call, each for a reason: the plain lock's
+     * HDEL only undoes a grant whose answer was lost (release.lua's 'undo'; the fair lock's also
+     * deletes a waiter's secret).
      */
     private static final Set<String> ONLY_UNDER_FAULTS = Set.of("+hdel");
 

@@ -63,12 +63,10 @@ final class AcquireAttempt implements Acquisition<Hold> {
     /** When the last try, or join of the wake-ups, was started: where an outage it meets begins. */
     private volatile long stepStartedNanos;
     /**
-     * When the last try was started, if it was answered "not acquired" and none was sent since;
-     * else null. Only then may a wake-up's word stand for a try ({@link AcquireProtocol#grantedByWord}).
+     * The last try, if it was answered "not acquired" with a secret and none was sent since; else
+     * null. Only then may a wake-up's word stand for a try ({@link AcquireProtocol#grantedByWord}).
      */
-    private volatile @Nullable Long queuedSentNanos;
-    /** That try's {@link TryResult#queuedMark()}. */
-    private volatile long queuedMark;
+    private volatile @Nullable QueuedTry queued;
 
     private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
@@ -200,12 +198,12 @@ final class AcquireAttempt implements Acquisition<Hold> {
         long seen = current == null ? 0 : current.sequence();
         long sentNanos = ticker.read();
         stepStartedNanos = sentNanos;
-        queuedSentNanos = null;
+        queued = null;
         protocol.tryAcquire(owner, lease, held == null ? 0 : held.token()).whenComplete((answer, failure) -> {
             try {
-                if (failure == null && !answer.acquired() && !answer.holdGone() && answer.sharedFailure() == null) {
-                    queuedMark = answer.queuedMark();
-                    queuedSentNanos = sentNanos;
+                String secret = failure == null && !answer.acquired() ? answer.queuedSecret() : null;
+                if (secret != null) {
+                    queued = new QueuedTry(sentNanos, secret);
                 }
                 afterTry(answer, failure, seen, held);
             } catch (RuntimeException e) {
@@ -218,12 +216,21 @@ final class AcquireAttempt implements Acquisition<Hold> {
      * The grant a wake-up's word tells of, if the kind takes it for a try. A word is taken (and
      * so dropped) before every try: one that came before the last try was sent may tell of a
      * grant that try took, or whose undo it met, so only one that came after a try answered "not
-     * acquired" tells of a grant made after that try ran.
+     * acquired" tells of a grant made after that try ran. That try's secret is offered once:
+     * whatever the kind answers, the attempt holds or tries again, with a new secret.
      */
     private @Nullable TryResult grantedByWord(@Nullable Wakeups current) {
         String word = current == null ? null : current.takeWord();
-        Long queuedSince = queuedSentNanos;
-        return word == null || queuedSince == null ? null : protocol.grantedByWord(owner, lease, word, queuedSince, queuedMark);
+        QueuedTry last = queued;
+        if (word == null || last == null) {
+            return null;
+        }
+        queued = null;
+        return protocol.grantedByWord(owner, lease, word, last.sentNanos(), last.secret());
+    }
+
+    /** A try answered "not acquired": when it was sent, and the secret it left with its place in line. */
+    private record QueuedTry(long sentNanos, String secret) {
     }
 
     /**

@@ -157,8 +157,9 @@ public final class HoldCalls implements CountedHolds {
             long answer = (Long) reply.get(0);
             if (answer == 0L) {
                 long wait = (Long) reply.get(1);
-                return CompletableFuture.completedFuture(reply.size() > 2 ? TryResult.queued(wait, (Long) reply.get(2))
-                        : TryResult.busy(wait));
+                Object secret = reply.size() > 2 ? reply.get(2) : null;
+                return CompletableFuture.completedFuture(secret instanceof String kept && !kept.isEmpty()
+                        ? TryResult.queued(wait, kept) : TryResult.busy(wait));
             }
             if (answer < 0L) {
                 return CompletableFuture.completedFuture(TryResult.goneHold());

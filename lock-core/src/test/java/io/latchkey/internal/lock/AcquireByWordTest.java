@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A grant told by the wake-up message (the fair lock's release grants the next waiter and sends
  * the token): the acquire loop enters on it without a try, but only on a word that came after a
- * try answered "not acquired", so that the grant it tells of came after that try ran. Below
- * Redis: the {@link ScriptedProtocol} answers tries and takes a numeric word for a grant; the
+ * try answered "not acquired", so that the grant it tells of came after that try ran, and that
+ * the kind finds right for that try's secret, offered once. Below Redis: the
+ * {@link ScriptedProtocol} answers tries and takes a word {@code <token> <secret>} for a grant; the
  * wake-ups are real {@link UnlockSubscriptions}, addressed by the owner's name; time is manual,
  * so each test chooses the interleaving of the message and the tries.
  */
@@ -53,15 +54,17 @@ class AcquireByWordTest {
     void aGrantMessageWithATokenEntersTheWaitingAttemptWithoutATry() {
         AcquireAttempt attempt = waiting(OWNER);
         long queuedSent = protocol.lastTryNanos();
+        String secret = protocol.lastSecret(OWNER);
         timer.advance(Duration.ofMillis(5));
 
-        subscriptions.message(CHANNEL, NAME + " 42");
+        subscriptions.message(CHANNEL, NAME + " 42 " + secret);
 
         Hold hold = done(attempt.result());
         assertNotNull(hold);
         assertEquals(42, hold.token());
         assertEquals(2, protocol.tries(OWNER), "no try: the message was the grant");
-        assertEquals(List.of("42@" + queuedSent), protocol.wordsOffered(), "the bound runs from the last queued try's send");
+        assertEquals(List.of("42 " + secret + "@" + queuedSent), protocol.wordsOffered(),
+                "the bound runs from the last queued try's send");
     }
 
     @Test
@@ -69,14 +72,15 @@ class AcquireByWordTest {
         AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(OWNER); // subscribes, tries again
         long secondSent = protocol.lastTryNanos();
+        String secret = protocol.lastSecret(OWNER);
 
-        subscriptions.message(CHANNEL, NAME + " 42"); // the try ran before the grant, its answer still on the wire
+        subscriptions.message(CHANNEL, NAME + " 42 " + secret); // the try ran before the grant, its answer still on the wire
         assertFalse(attempt.result().isDone());
         protocol.answerHeld(OWNER);
 
         assertEquals(42, done(attempt.result()).token());
         assertEquals(2, protocol.tries(OWNER));
-        assertEquals(List.of("42@" + secondSent), protocol.wordsOffered());
+        assertEquals(List.of("42 " + secret + "@" + secondSent), protocol.wordsOffered());
     }
 
     @Test
@@ -84,7 +88,7 @@ class AcquireByWordTest {
         AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(OWNER);
 
-        subscriptions.message(CHANNEL, NAME + " 42");
+        subscriptions.message(CHANNEL, NAME + " 42 " + protocol.lastSecret(OWNER));
         protocol.answerGranted(OWNER); // the try ran after the grant, and took it
 
         assertNotNull(done(attempt.result()));
@@ -97,7 +101,7 @@ class AcquireByWordTest {
         AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, TimeUnit.SECONDS.toNanos(10));
         protocol.answerHeld(OWNER);
 
-        subscriptions.message(CHANNEL, NAME + " 42");
+        subscriptions.message(CHANNEL, NAME + " 42 " + protocol.lastSecret(OWNER));
         // The try's answer was lost: it may have taken the grant, and its undo given it back.
         protocol.answerFailure(OWNER, LockExceptions.unreachable("scripted", new ClosedChannelException()));
         timer.advance(Duration.ofSeconds(1));
@@ -121,15 +125,32 @@ class AcquireByWordTest {
     }
 
     @Test
+    void aWordWithTheSecretOfAnEarlierTryLeadsToATry() {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
+        String earlier = protocol.lastSecret(OWNER);
+        protocol.answerHeld(OWNER); // subscribes, tries again with a new secret
+        protocol.answerHeld(OWNER);
+
+        // A real grant's word for the first try, sent again (or late): the last try left another secret.
+        subscriptions.message(CHANNEL, NAME + " 42 " + earlier);
+
+        assertEquals(3, protocol.tries(OWNER), "it tried instead");
+        assertFalse(attempt.result().isDone());
+        protocol.answerGranted(OWNER);
+        assertNotNull(done(attempt.result()));
+    }
+
+    @Test
     void aGrantMessageGoesToTheWaiterItNamesOnlyAndToOneAttemptOfIt() {
         AcquireAttempt other = waiting(2);
         // The channel is subscribed now: each later attempt joins it before its first try.
         AcquireAttempt first = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
+        String firstSecret = protocol.lastSecret(OWNER);
         protocol.answerHeld(OWNER);
         AcquireAttempt second = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
         protocol.answerHeld(OWNER);
 
-        subscriptions.message(CHANNEL, NAME + " 42");
+        subscriptions.message(CHANNEL, NAME + " 42 " + firstSecret);
 
         assertNotNull(done(first.result()), "the oldest attempt of the owner named");
         assertFalse(second.result().isDone(), "a word is used once");
@@ -145,7 +166,7 @@ class AcquireByWordTest {
         protocol.answerHeld(OWNER);
         protocol.answerHeld(OWNER);
         timer.advance(Duration.ofSeconds(1)); // the wait runs out: the attempt tries once more
-        subscriptions.message(CHANNEL, NAME + " 42");
+        subscriptions.message(CHANNEL, NAME + " 42 " + protocol.lastSecret(OWNER));
 
         protocol.answerHeld(OWNER);
 

@@ -207,14 +207,17 @@ final class ScriptedProtocol implements LockProtocol {
 
     private CompletableFuture<TryResult> scriptedTry(long owner, LeaseTerm lease, long heldToken) {
         CompletableFuture<Long> answer = new CompletableFuture<>();
+        String secret;
         synchronized (this) {
             unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);
-            tries.merge(owner, 1, Integer::sum);
+            secret = "secret-" + owner + "-" + tries.merge(owner, 1, Integer::sum);
+            secrets.put(owner, secret);
         }
         lastTryNanos = ticker.read();
-        // The test answers null for a grant, else the wait bound.
+        // The test answers null for a grant, else the wait bound; "not acquired" comes with the
+        // try's secret, as the fair lock's does.
         return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease))
-                : wait == SHARED_FAILURE ? TryResult.sharedFailure(sharedFailure) : TryResult.busy(wait));
+                : wait == SHARED_FAILURE ? TryResult.sharedFailure(sharedFailure) : TryResult.queued(wait, secret));
     }
 
     private TryResult.Grant grant(long heldToken, LeaseTerm lease) {
@@ -239,19 +242,36 @@ final class ScriptedProtocol implements LockProtocol {
 
     /** Every word a wake-up carried that an attempt offered for a try, with its last queued try's send time. */
     private final java.util.List<String> words = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Guarded by this: the secret of each owner's last try. */
+    private final Map<Long, String> secrets = new HashMap<>();
 
     /** @return the words offered so far, each as {@code <word>@<queuedSentNanos>} */
     java.util.List<String> wordsOffered() {
         return words;
     }
 
-    /** A word that is a number grants the hold with that token, confirmed a minute past the queued try; else a try is made. */
+    /**
+     * @param owner the owner id
+     * @return the secret of the owner's last try (which a "not acquired" answer carries)
+     */
+    synchronized String lastSecret(long owner) {
+        return secrets.get(owner);
+    }
+
+    /**
+     * A word {@code <token> <secret>} with the secret of the queued try grants the hold with that
+     * token, confirmed a minute past the queued try; any other makes a try.
+     */
     @Override
-    public TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, long queuedMark) {
+    public TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, String queuedSecret) {
         words.add(word + '@' + queuedSentNanos);
+        String[] parts = word.split(" ");
+        if (parts.length != 2 || !parts[1].equals(queuedSecret)) {
+            return null;
+        }
         long token;
         try {
-            token = Long.parseLong(word);
+            token = Long.parseLong(parts[0]);
         } catch (NumberFormatException notAToken) {
             return null;
         }

@@ -36,8 +36,10 @@ import org.jspecify.annotations.Nullable;
  * places run out, whoever the first live waiter behind them is).
  *
  * <p>The last release grants the lock to the first live waiter in line, in the same script, and
- * its message tells that waiter the token: the waiter enters on the message, without a try, and
- * takes the hold in Redis with its own lease as the hold's first renewal ({@link #grantedByWord}).
+ * its message tells that waiter the token, with the proof of a secret that the waiter's last try
+ * left with its place ({@link GrantSecrets}): the waiter enters on a message that proves it,
+ * without a try, and takes the hold in Redis with its own lease as the hold's first renewal
+ * ({@link #grantedByWord}); on any other it tries, so a forged message costs one try.
  * A grant lasts until the waiter's place in line would have run out, so a dead waiter blocks the
  * lock no longer than it blocked the queue; a grant whose message was lost is taken by the
  * waiter's next try, and one whose waiter gave up meanwhile is given back by {@link #abandon}.
@@ -65,6 +67,8 @@ public final class FairLockProtocol implements LockProtocol {
     private final String queue;
     /** A sorted set of waiter field to eviction deadline, in milliseconds of Redis time. */
     private final String timeouts;
+    /** A hash of waiter field to the secret its last try left with its place ({@link GrantSecrets}). */
+    private final String secrets;
     private final String channel;
     private final String fenceCounter;
     private final String placeMillis;
@@ -91,6 +95,7 @@ public final class FairLockProtocol implements LockProtocol {
         this.lock = keys.lock();
         this.queue = keys.derived("queue");
         this.timeouts = keys.derived("timeouts");
+        this.secrets = keys.derived("secrets");
         this.channel = keys.channel();
         this.fenceCounter = keys.fenceCounter();
         Duration place = context.config().fairLockWaitTimeout();
@@ -102,29 +107,30 @@ public final class FairLockProtocol implements LockProtocol {
             @Override
             public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
                 return context.executor().eval(name, ACQUIRE, ScriptOutputType.MULTI,
-                        new String[] {lock, queue, timeouts, channel, fenceCounter},
-                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call, held);
+                        new String[] {lock, queue, timeouts, channel, fenceCounter, secrets},
+                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call, held, secretFor(held));
             }
 
             @Override
             public CompletableFuture<Replicated<List<Object>>> acquireReplicated(String field, LeaseTerm lease, String call,
                     String held, ReplicaAcknowledgement acknowledgement) {
                 return context.executor().evalReplicated(name, ACQUIRE, ScriptOutputType.MULTI, acknowledgement.replicas(),
-                        acknowledgement.timeout(), new String[] {lock, queue, timeouts, channel, fenceCounter},
-                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call, held);
+                        acknowledgement.timeout(), new String[] {lock, queue, timeouts, channel, fenceCounter, secrets},
+                        Long.toString(lease.millis()), field, placeMillis, context.publishCommand(), call, held, secretFor(held));
             }
 
             @Override
             public CompletableFuture<Long> release(String field, String call, String mode) {
                 return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
-                        new String[] {lock, queue, channel, timeouts, fenceCounter}, field, context.publishCommand(), call, mode);
+                        new String[] {lock, queue, channel, timeouts, fenceCounter, secrets}, field, context.publishCommand(), call,
+                        mode);
             }
 
             @Override
             public CompletableFuture<Long> end(String field, String call, long token) {
                 return context.executor().eval(name, RELEASE, ScriptOutputType.INTEGER,
-                        new String[] {lock, queue, channel, timeouts, fenceCounter}, field, context.publishCommand(), call, "end",
-                        Long.toString(token));
+                        new String[] {lock, queue, channel, timeouts, fenceCounter, secrets}, field, context.publishCommand(), call,
+                        "end", Long.toString(token));
             }
 
             // No afterUndo: an acquire whose answer was lost is settled while its attempt may still
@@ -167,33 +173,51 @@ public final class FairLockProtocol implements LockProtocol {
 
     /**
      * Enters a hold that the release granted, told by the message that woke the waiter, without
-     * a round trip, while the grant's lower bound leaves room (see release.lua): the waiter's
-     * deadline in line was set by its last try answered "queued", or a later one, to Redis's time
-     * then plus {@code fairLockWaitTimeout}, and the grant lasts until that deadline; so the send
-     * time of that try plus {@code fairLockWaitTimeout} is a moment on this client's clock before
-     * which Redis keeps the grant. The hold is then taken in Redis with the owner's lease as its
-     * first renewal ({@link CountedHolds#takeGranted}). With less than {@link #enterMarginNanos} of the
-     * bound left, or replica acknowledgement asked for (nothing waited for the replicas to have
-     * the grant), the try is made instead, and takes the grant as any try of the waiter does.
-     * So is it for a token that does not exceed the fencing counter as the queued try ran.
+     * a round trip, if the message proves the secret of the waiter's last try and the grant's
+     * lower bound leaves room (see release.lua). The message is {@code <token> <proof>}, the proof
+     * the SHA-1 of {@code <token>:<secret>} ({@link GrantSecrets}): a message anyone else sent
+     * proves nothing, and is taken as a wake-up. The bound: the waiter's deadline in line was set
+     * by that try to Redis's time then plus {@code fairLockWaitTimeout} (a later try would have
+     * left another secret), and the grant lasts until that deadline; so the send time of that try
+     * plus {@code fairLockWaitTimeout} is a moment on this client's clock before which Redis keeps
+     * the grant. The hold is then taken in Redis with the owner's lease as its first renewal
+     * ({@link CountedHolds#takeGranted}). With less than {@link #enterMarginNanos} of the bound
+     * left, or replica acknowledgement asked for (nothing waited for the replicas to have the
+     * grant), the try is made instead, and takes the grant as any try of the waiter does.
      */
     @Override
-    public @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, long queuedMark) {
+    public @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos,
+                                             String queuedSecret) {
+        int space = word.indexOf(' ');
+        if (space < 0) {
+            return null;
+        }
+        String tokenText = word.substring(0, space);
         long token;
         try {
-            token = Long.parseLong(word);
+            token = Long.parseLong(tokenText);
         } catch (NumberFormatException notAToken) {
             return null;
         }
+        if (!GrantSecrets.proves(queuedSecret, tokenText, word.substring(space + 1))) {
+            return null;
+        }
         long untilNanos = queuedSentNanos + placeNanos;
-        // A token not above the fencing counter as the queued try ran is of a grant made before it:
-        // its message came late (pub/sub runs on a connection of its own), and the grant may have
-        // been taken or given back since by an earlier attempt of this owner.
-        if (token <= queuedMark || context.config().replicaAcknowledgement().isPresent()
-                || untilNanos - context.ticker().read() < enterMarginNanos) {
+        if (context.config().replicaAcknowledgement().isPresent() || untilNanos - context.ticker().read() < enterMarginNanos) {
             return null;
         }
         return holds.takeGranted(owner, lease, token, untilNanos);
+    }
+
+    /**
+     * The secret a try sends, which acquire.lua keeps if the try queues.
+     *
+     * @param held the acquire script's ARGV[6]
+     * @return a new secret for a try that may queue (one that takes the lock or re-enters
+     *     whatever hold the owner has); none for a re-entry of a given hold, which never queues
+     */
+    private static String secretFor(String held) {
+        return held.isEmpty() ? GrantSecrets.next() : "";
     }
 
     /**
@@ -210,7 +234,7 @@ public final class FairLockProtocol implements LockProtocol {
 
     private CompletableFuture<Long> leaveQueue(String field) {
         return context.executor().eval(name, ABANDON, ScriptOutputType.INTEGER,
-                new String[] {queue, timeouts, channel, lock}, field, context.publishCommand());
+                new String[] {queue, timeouts, channel, lock, secrets}, field, context.publishCommand());
     }
 
     @Override

@@ -4,6 +4,7 @@
 -- KEYS[2]  the timeouts: sorted set of waiter field -> eviction deadline
 -- KEYS[3]  the lock's unlock channel
 -- KEYS[4]  the lock hash (see acquire.lua)
+-- KEYS[5]  the secrets: hash of waiter field -> the secret its last try left (see acquire.lua)
 -- ARGV[1]  the waiter's field
 -- ARGV[2]  the publish command: 'publish' or 'spublish'
 -- Returns 1 if the waiter was in line or gave a grant back, else 0. If it was first in line, or
@@ -15,7 +16,7 @@
 -- by its release alone.
 -- Cost: O(log n) for the deadline, and LREM's O(n) walk from the back of the line to the
 -- waiter, the only O(n) step of the fair lock; only a waiter that gives up pays it.
-local queue, timeouts, channel, lock = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local queue, timeouts, channel, lock, secrets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local waiter, publish = ARGV[1], ARGV[2]
 
 local given_back = 0
@@ -24,6 +25,7 @@ if redis.call('hget', lock, waiter) == '0' then
     given_back = 1
 end
 redis.call('zrem', timeouts, waiter)
+redis.call('hdel', secrets, waiter)
 local first = redis.call('lindex', queue, 0)
 if not first then
     return given_back

@@ -6,6 +6,7 @@
 -- KEYS[3]  the lock's unlock channel
 -- KEYS[4]  the timeouts: sorted set of waiter field -> eviction deadline (ms, Redis TIME)
 -- KEYS[5]  the fencing counter of the lock's hash slot (see acquire.lua)
+-- KEYS[6]  the secrets: hash of waiter field -> the secret its last try left (see acquire.lua)
 -- ARGV[1]  the owner's field
 -- ARGV[2]  the publish command: 'publish' or 'spublish'
 -- ARGV[3]  this call's id; when settling, the id of the call being settled
@@ -18,9 +19,15 @@
 -- try of the next waiter. Waiters at the head whose place ran out are evicted first, as
 -- acquire.lua evicts them. The first live waiter W is popped from the line and given a hold of
 -- count 0, "granted, not taken": its field -> 0, its own fencing token (the rule of acquire.lua),
--- and the lock's PEXPIRE = W's eviction deadline - now. The message '<W> <token>' tells it. W takes
--- the hold by any try (acquire.lua: count 0 -> 1, PEXPIRE = its lease), at once by message or
--- by its own timer if the message was lost; a W whose wait ended gives it back (abandon.lua).
+-- and the lock's PEXPIRE = W's eviction deadline - now. The message '<W> <token> <proof>' tells
+-- it, the proof being the SHA-1 (hex) of '<token>:<secret>' with the secret that W's last try
+-- left with its place: W enters on the message only if the proof is right for the secret of its
+-- last try answered "queued", so a forged message (anyone who may PUBLISH can send one) cannot
+-- let W in, nor name another token: the secret never leaves Redis and W's client, and is
+-- deleted here, so a grant's message replayed later proves nothing. A W without a secret (a try
+-- that sent none) is woken by name alone. W takes the hold by any try (acquire.lua: count 0 -> 1,
+-- PEXPIRE = its lease), at once by message or by its own timer if the message was lost or not
+-- believed; a W whose wait ended gives it back (abandon.lua).
 -- Why the deadline: a W that died holds the lock exactly until its place would have run out in
 -- line, so a dead waiter blocks the queue no longer than before (README, "Fair lock"); and W's
 -- client knows a lower bound of that moment on its own clock (the send time of its last try
@@ -31,7 +38,7 @@
 -- runs out; a live W wakes it when it takes the hold, so that it watches W's lease from then on.
 -- Cost: O(log n) in the queue length n, plus O(log n) for each expired waiter evicted; at most
 -- 100 evictions per call.
-local lock, queue, channel, timeouts, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local lock, queue, channel, timeouts, counter, secrets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local marker = owner .. ':call'
 local max_evictions = 100
@@ -69,6 +76,7 @@ local function free()
         end
         redis.call('lpop', queue)
         redis.call('zrem', timeouts, head)
+        redis.call('hdel', secrets, head)
         evicted = evicted + 1
         head = redis.call('lindex', queue, 0)
     end
@@ -90,7 +98,13 @@ local function free()
     redis.call('pexpire', lock, deadline - now)
     redis.call('lpop', queue)
     redis.call('zrem', timeouts, head)
-    redis.call(publish, channel, head .. ' ' .. token)
+    local secret = redis.call('hget', secrets, head)
+    if secret then
+        redis.call('hdel', secrets, head)
+        redis.call(publish, channel, head .. ' ' .. token .. ' ' .. redis.sha1hex(token .. ':' .. secret))
+    else
+        redis.call(publish, channel, head)
+    end
     return 0
 end
 
