@@ -213,6 +213,30 @@ class FairLockGrantTest {
         waiter.get(10, TimeUnit.SECONDS).close();
     }
 
+    @Test
+    void aGrantMessageWhoseProofIsForAnotherTokenIsNotEnteredOn() throws Exception {
+        DistributedLock fair = client(Duration.ofMinutes(5)).getFairLock(name);
+        redis.configResetstat();
+        CompletableFuture<LockHold> waiter = fair.acquireAsync(WAITER);
+        long tries = awaitTriesStopped();
+        String field = raw.queue(name).get(0);
+        String secret = redis.hget(FairLockRedis.secretsKey(name), field);
+
+        // As a real grant's message seen on the channel and sent again with a greater token: the
+        // proof binds the token, so the waiter does not enter holding a token nobody granted.
+        long token = Long.parseLong(redis.get(LockKeys.of(name).fenceCounter())) + 1;
+        redis.publish(FairLockRedis.channelOf(name), field + " " + (token + 1_000) + " " + FairLockRedis.sha1(token + ":" + secret));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> scriptCalls() > tries);
+        assertThat(waiter).as("it tried instead, and is still in line").isNotDone();
+        assertThat(raw.queue(name)).containsExactly(field);
+        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
+                "holder-release", "release");
+        LockHold hold = waiter.get(10, TimeUnit.SECONDS);
+        assertThat(redis.hget(name, field + ":token")).isEqualTo(Long.toString(hold.fencingToken()));
+        hold.close();
+    }
+
     /**
      * Waits until the waiter that is starting has made its tries: the first queued it, the second
      * (after subscribing) found it still queued, and a third may follow the subscription's
