@@ -216,7 +216,7 @@ public final class HoldCalls implements CountedHolds {
     }
 
     /** Takes a hold granted by the kind's release ({@link #takeGranted}) in Redis, and confirms or loses its lease by the answer. */
-    private void take(Hold hold, String field, LeaseTerm lease, long token) {
+    private void take(Hold hold, String field, LeaseTerm lease, long token, long grantUntilNanos) {
         HoldId id = context.hold(lock, hold.owner());
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
@@ -232,7 +232,8 @@ public final class HoldCalls implements CountedHolds {
                 if (Failures.mayHaveRun(failure)) {
                     // It may have set the owner's lease, shorter than the grant's bound: count on that
                     // alone. Not confirmed beyond it: the watchdog's renewal or the lease check decides.
-                    hold.confirmAnew(sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis()));
+                    long taken = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
+                    hold.confirmAnew(taken - grantUntilNanos < 0 ? taken : grantUntilNanos);
                 }
             } else if ((Long) reply.get(0) == 1L) {
                 // The owner's lease replaced the grant's place in line, which may have been longer.
@@ -300,7 +301,7 @@ public final class HoldCalls implements CountedHolds {
             });
             hold.renewWith(() -> context.renewer().renew(context.executor(), layout.renewal(), layout.renewalKeys(), field, hold));
             if (toTake != null) {
-                take(hold, field, toTake, token);
+                take(hold, field, toTake, token, untilNanos);
             }
         }
     }
