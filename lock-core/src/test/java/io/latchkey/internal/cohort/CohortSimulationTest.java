@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.cohort.CohortSimulation.Faults;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,21 +23,18 @@ class CohortSimulationTest {
             return;
         }
         long start = System.nanoTime();
-        // Each seed is its own deterministic schedule, so the seeds run on every core at once:
-        // lock-core's tests are alone on the build's critical path while they run.
-        long steps = LongStream.rangeClosed(1, SCHEDULES).parallel().map(CohortSimulationTest::runTracingAFailure).sum();
+        long steps = 0;
+        for (long seed = 1; seed <= SCHEDULES; seed++) {
+            try {
+                steps += simulation(seed, false).run();
+            } catch (CohortSimulation.Violation untraced) {
+                simulation(seed, true).run(); // the same schedule again, with its trace
+                throw untraced;
+            }
+        }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         System.out.printf("cohort simulation: %,d schedules, %,d steps in %,d ms%n", SCHEDULES, steps, millis);
         assertTrue(steps > SCHEDULES);
-    }
-
-    private static long runTracingAFailure(long seed) {
-        try {
-            return simulation(seed, false).run();
-        } catch (CohortSimulation.Violation untraced) {
-            simulation(seed, true).run(); // the same schedule again, with its trace
-            throw untraced;
-        }
     }
 
     private static CohortSimulation simulation(long seed, boolean fullTrace) {
