@@ -18,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -44,6 +45,11 @@ import java.util.stream.Stream;
  * </ul>
  * Commands that fault it ({@code CLIENT KILL}, {@code DEBUG SLEEP}) go straight to the current
  * master, never through the proxy.
+ *
+ * <p>With one server (started or given), {@link #startRedLockMasters()} adds two independent
+ * masters for the RedLocks: the lock's Redis (through its proxy) is the first of their three, so
+ * that every fault aimed at it hits a minority of the RedLock's masters; the other two are left
+ * alone.
  */
 final class LockRedis implements AutoCloseable {
 
@@ -61,6 +67,7 @@ final class LockRedis implements AutoCloseable {
     private final String workerUri;
     private final String description;
     private RedisServer paused;
+    private final List<RedisServer> redLockMasters = new ArrayList<>();
 
     private LockRedis(RedisServer server, RedisSentinelGroup group, RedisCluster cluster, String uri,
             String description) {
@@ -137,13 +144,60 @@ final class LockRedis implements AutoCloseable {
         return Stream.concat(Stream.of(persistence), Stream.of(debug)).toArray(String[]::new);
     }
 
+    /**
+     * Starts the two masters that join the lock's Redis as the RedLock's three; only with one
+     * server (the Sentinel and Cluster shapes have no independent masters to offer).
+     */
+    void startRedLockMasters() {
+        if (topology() != Topology.SINGLE) {
+            throw new IllegalStateException("RedLock masters need one server, not a " + topology().key());
+        }
+        for (int i = 0; i < 2; i++) {
+            redLockMasters.add(RedisServer.start(serverArgs(false)));
+        }
+    }
+
+    /** @return the RedLock's masters as the workers address them, the lock's Redis first; empty if none */
+    List<String> redLockUris() {
+        if (redLockMasters.isEmpty()) {
+            return List.of();
+        }
+        List<String> uris = new ArrayList<>();
+        uris.add(workerUri);
+        redLockMasters.forEach(master -> uris.add(master.uri()));
+        return uris;
+    }
+
+    /**
+     * @return the scripts ({@code EVALSHA} and {@code EVAL}) that the RedLock's second and third
+     *     masters ran, on average: they serve nothing else, and no fault touches them
+     */
+    long redLockScriptCalls() {
+        long calls = 0;
+        for (RedisServer master : redLockMasters) {
+            for (String command : new String[] {"cmdstat_evalsha", "cmdstat_eval"}) {
+                String stats = master.info("commandstats", command).orElse("");
+                for (String part : stats.split(",")) {
+                    if (part.startsWith("calls=")) {
+                        calls += Long.parseLong(part.substring("calls=".length()));
+                    }
+                }
+            }
+        }
+        return calls / Math.max(1, redLockMasters.size());
+    }
+
     /** @return the address the workers use: the proxy's, or the Sentinels' */
     String workerUri() {
         return workerUri;
     }
 
     String description() {
-        return description;
+        if (redLockMasters.isEmpty()) {
+            return description;
+        }
+        return description + "; with " + String.join(" and ", redLockUris().subList(1, 3))
+                + " (no persistence, no faults), the RedLock's three masters";
     }
 
     /** @return whether signals and restarts are possible: the harness started the servers */
@@ -385,5 +439,6 @@ final class LockRedis implements AutoCloseable {
         if (cluster != null) {
             cluster.close();
         }
+        redLockMasters.forEach(RedisServer::close);
     }
 }
