@@ -31,6 +31,9 @@ if last then
     if gap > (tonumber(redis.call('hget', KEYS[3], fault .. ':max_gap_ms')) or 0) then
         redis.call('hset', KEYS[3], fault .. ':max_gap_ms', gap)
     end
+    if gap > (tonumber(redis.call('hget', KEYS[7], kind .. ':max_gap_ms')) or 0) then
+        redis.call('hset', KEYS[7], kind .. ':max_gap_ms', gap)
+    end
 end
 redis.call('hset', KEYS[5], ARGV[3], nowMs)
 redis.call('hincrby', KEYS[3], fault .. ':acquisitions', 1)

@@ -1,6 +1,7 @@
 package io.latchkey.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.latchkey.testing.RedisServer;
@@ -130,6 +131,7 @@ class CheckerTest {
         assertEquals("3", kinds.get("read-write:reads"));
         assertEquals("2", kinds.get("read-write:reads_beside_readers"));
         assertEquals("1", kinds.get("read-write:reads_beside_own_readers"), "w1's second reader only");
+        assertNotNull(kinds.get("read-write:max_gap_ms"), "the kind's longest time without a new grant");
     }
 
     @Test
