@@ -34,6 +34,8 @@ public final class FaultHarness {
     private final FaultOptions options;
     private final PrintStream out;
     private final LockRedis lockRedis;
+    /** Null without RedLocks. */
+    private final RedLockMasters redLockMasters;
     private final String checkerUri;
     private final Checker checker;
     /** {@code kind:name} of each lock, the kinds in turn from {@code --kinds}. */
@@ -44,11 +46,12 @@ public final class FaultHarness {
     private volatile FaultTally current;
     private volatile boolean injecting;
 
-    private FaultHarness(FaultOptions options, PrintStream out, LockRedis lockRedis, String checkerUri,
-            Path runDir) {
+    private FaultHarness(FaultOptions options, PrintStream out, LockRedis lockRedis, RedLockMasters redLockMasters,
+            String checkerUri, Path runDir) {
         this.options = options;
         this.out = out;
         this.lockRedis = lockRedis;
+        this.redLockMasters = redLockMasters;
         this.checkerUri = checkerUri;
         this.checker = new Checker(checkerUri);
         for (Fault fault : Fault.values()) {
@@ -98,6 +101,7 @@ public final class FaultHarness {
         }
         RedisServer checkerServer = null;
         LockRedis lockRedis = null;
+        RedLockMasters redLockMasters = null;
         try {
             Path runDir = Files.createTempDirectory("latchkey-faults-");
             if (options.redisUri != null) {
@@ -110,14 +114,14 @@ public final class FaultHarness {
                 lockRedis = LockRedis.start();
             }
             if (options.kinds.contains(LockKind.REDLOCK)) {
-                lockRedis.startRedLockMasters();
+                redLockMasters = RedLockMasters.start(lockRedis);
             }
             String checkerUri = options.checkerUri;
             if (checkerUri == null) {
                 checkerServer = RedisServer.start();
                 checkerUri = checkerServer.uri();
             }
-            FaultHarness harness = new FaultHarness(options, out, lockRedis, checkerUri, runDir);
+            FaultHarness harness = new FaultHarness(options, out, lockRedis, redLockMasters, checkerUri, runDir);
             try {
                 return harness.execute();
             } finally {
@@ -127,6 +131,9 @@ public final class FaultHarness {
             err.println("latchkey-faults: " + e);
             return FAILED;
         } finally {
+            if (redLockMasters != null) {
+                redLockMasters.close();
+            }
             if (lockRedis != null) {
                 lockRedis.close();
             }
@@ -151,8 +158,12 @@ public final class FaultHarness {
             out.printf("Every hold takes a fixed lease of %d ms, never renewed (--fixed-lease)%n",
                     options.fixedLease.toMillis());
         }
-        out.printf("Lock Redis: %s%nChecker Redis: %s (separate)%nWorker logs and thread dumps (kept if the run fails): %s%n%n",
-                lockRedis.description(), checkerUri, workers.runDir());
+        out.printf("Lock Redis: %s%n", lockRedis.description());
+        if (redLockMasters != null) {
+            out.printf("RedLock masters: %s%n", redLockMasters.description());
+        }
+        out.printf("Checker Redis: %s (separate)%nWorker logs and thread dumps (kept if the run fails): %s%n%n",
+                checkerUri, workers.runDir());
         out.flush();
         workers.start(options.workers);
         ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -176,7 +187,7 @@ public final class FaultHarness {
                 ? "lease " + lease() + " ms, renewal every " + renewal() + " ms"
                 : "fixed lease " + options.fixedLease.toMillis() + " ms, not renewed";
         KindReport kinds = new KindReport(checker.kindCounters(), locks,
-                lockRedis.redLockUris().isEmpty() ? -1 : lockRedis.redLockScriptCalls());
+                redLockMasters == null ? -1 : redLockMasters.scriptCallsPerMaster());
         FaultReport report = new FaultReport(tallies, checker.counters(), scheduled(), notes, elapsed, leases, kinds);
         out.print(report.render());
         out.flush();
@@ -308,7 +319,7 @@ public final class FaultHarness {
                 Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()),
                 Long.toString(options.fixedLease == null ? 0 : options.fixedLease.toMillis()),
                 options.sections.toString(), Long.toString(options.wait.toMillis()),
-                lockRedis.redLockUris().isEmpty() ? "-" : String.join(",", lockRedis.redLockUris()),
+                redLockMasters == null ? "-" : String.join(",", redLockMasters.uris()),
                 options.localHandOff ? "on" : "off");
     }
 

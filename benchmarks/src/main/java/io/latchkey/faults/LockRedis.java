@@ -18,7 +18,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -44,12 +43,8 @@ import java.util.stream.Stream;
  *       reach, and commands go on an admin connection of the harness's own.
  * </ul>
  * Commands that fault it ({@code CLIENT KILL}, {@code DEBUG SLEEP}) go straight to the current
- * master, never through the proxy.
- *
- * <p>With one server (started or given), {@link #startRedLockMasters()} adds two independent
- * masters for the RedLocks: the lock's Redis (through its proxy) is the first of their three, so
- * that every fault aimed at it hits a minority of the RedLock's masters; the other two are left
- * alone.
+ * master, never through the proxy. With one server (started or given), it is also the first of the RedLock's three masters
+ * ({@link RedLockMasters}).
  */
 final class LockRedis implements AutoCloseable {
 
@@ -67,7 +62,6 @@ final class LockRedis implements AutoCloseable {
     private final String workerUri;
     private final String description;
     private RedisServer paused;
-    private final List<RedisServer> redLockMasters = new ArrayList<>();
 
     private LockRedis(RedisServer server, RedisSentinelGroup group, RedisCluster cluster, String uri,
             String description) {
@@ -138,53 +132,11 @@ final class LockRedis implements AutoCloseable {
         }
     }
 
-    private static String[] serverArgs(boolean aof) {
+    /** @return the arguments of a {@code redis-server} started here: {@code DEBUG} allowed, AOF if asked */
+    static String[] serverArgs(boolean aof) {
         String[] debug = RedisBinary.atLeast(7) ? new String[] {"--enable-debug-command", "yes"} : new String[0];
         String[] persistence = aof ? new String[] {"--appendonly", "yes", "--appendfsync", "always"} : new String[0];
         return Stream.concat(Stream.of(persistence), Stream.of(debug)).toArray(String[]::new);
-    }
-
-    /**
-     * Starts the two masters that join the lock's Redis as the RedLock's three; only with one
-     * server (the Sentinel and Cluster shapes have no independent masters to offer).
-     */
-    void startRedLockMasters() {
-        if (topology() != Topology.SINGLE) {
-            throw new IllegalStateException("RedLock masters need one server, not a " + topology().key());
-        }
-        for (int i = 0; i < 2; i++) {
-            redLockMasters.add(RedisServer.start(serverArgs(false)));
-        }
-    }
-
-    /** @return the RedLock's masters as the workers address them, the lock's Redis first; empty if none */
-    List<String> redLockUris() {
-        if (redLockMasters.isEmpty()) {
-            return List.of();
-        }
-        List<String> uris = new ArrayList<>();
-        uris.add(workerUri);
-        redLockMasters.forEach(master -> uris.add(master.uri()));
-        return uris;
-    }
-
-    /**
-     * @return the scripts ({@code EVALSHA} and {@code EVAL}) that the RedLock's second and third
-     *     masters ran, on average: they serve nothing else, and no fault touches them
-     */
-    long redLockScriptCalls() {
-        long calls = 0;
-        for (RedisServer master : redLockMasters) {
-            for (String command : new String[] {"cmdstat_evalsha", "cmdstat_eval"}) {
-                String stats = master.info("commandstats", command).orElse("");
-                for (String part : stats.split(",")) {
-                    if (part.startsWith("calls=")) {
-                        calls += Long.parseLong(part.substring("calls=".length()));
-                    }
-                }
-            }
-        }
-        return calls / Math.max(1, redLockMasters.size());
     }
 
     /** @return the address the workers use: the proxy's, or the Sentinels' */
@@ -193,11 +145,7 @@ final class LockRedis implements AutoCloseable {
     }
 
     String description() {
-        if (redLockMasters.isEmpty()) {
-            return description;
-        }
-        return description + "; with " + String.join(" and ", redLockUris().subList(1, 3))
-                + " (no persistence, no faults), the RedLock's three masters";
+        return description;
     }
 
     /** @return whether signals and restarts are possible: the harness started the servers */
@@ -439,6 +387,5 @@ final class LockRedis implements AutoCloseable {
         if (cluster != null) {
             cluster.close();
         }
-        redLockMasters.forEach(RedisServer::close);
     }
 }
