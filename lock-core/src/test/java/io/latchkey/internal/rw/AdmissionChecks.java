@@ -14,8 +14,9 @@ import java.util.function.Consumer;
  * waiting writer in the model, the admissions of each client since the place began.
  *
  * <p>A local admission must find: the shared hold in the model, with more than the command timeout
- * of its lease left (unless a force-unlock or failover exempts its token); no writer known to wait
- * and no doubt, unless an answer sent after that found the hold and no writer; fewer than the
+ * of its lease left (unless a force-unlock or failover exempts its token); no writer known to wait,
+ * unless a reserve sent after that found the hold and no writer; no doubt, unless a reserve that
+ * Redis ran after its cause (the failed call, the lost connection) found the hold; fewer than the
  * bound of admissions, and less than its time, since the send of the last answer that found no
  * writer waiting; at most the bound of admissions and less than its time since any writer's
  * place in Redis began; a token from a block reserved for this episode, above the client's earlier
@@ -89,14 +90,17 @@ final class AdmissionChecks {
         return episode != null && episode.token == token ? episode.admissions : 0;
     }
 
-    /** The client's share took the answer of a reserve for its hold {@code token}, sent at {@code sentSeq}. */
-    void reserveAnswered(String client, long token, long sentSeq, long sentNanos, long admissionsThen,
+    /**
+     * The client's share took the answer of a reserve for its hold {@code token}, sent at event
+     * {@code sentSeq} and run by Redis at event {@code ranSeq}.
+     */
+    void reserveAnswered(String client, long token, long sentSeq, long ranSeq, long sentNanos, long admissionsThen,
                          ShareRedis.Reserved answer, int block, long seq) {
         Episode episode = episodes.get(client);
         if (episode == null || episode.token != token || !answer.held()) {
             return;
         }
-        if (sentSeq > episode.doubtSeq) {
+        if (ranSeq > episode.doubtSeq) {
             episode.doubtSeq = -1;
         }
         if (answer.writerWaits()) {
@@ -122,13 +126,14 @@ final class AdmissionChecks {
         }
     }
 
-    /** The client has reason to doubt its shared hold {@code token} (0: whichever it has). */
+    /**
+     * The client has reason to doubt its shared hold {@code token} (0: whichever it has), from the
+     * event {@code seq} on: a reserve that Redis ran after every such event clears the doubts.
+     */
     void doubted(String client, long token, long seq) {
         Episode episode = episodes.get(client);
-        // The first of a run of doubts: a reserve sent after it and answered after the later ones
-        // ran in Redis after the calls whose failures they report (one connection, in order).
-        if (episode != null && (token == 0 || episode.token == token) && episode.doubtSeq < 0) {
-            episode.doubtSeq = seq;
+        if (episode != null && (token == 0 || episode.token == token)) {
+            episode.doubtSeq = Math.max(episode.doubtSeq, seq);
         }
     }
 

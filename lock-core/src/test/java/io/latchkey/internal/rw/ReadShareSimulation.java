@@ -62,17 +62,20 @@ final class ReadShareSimulation {
     static final long FREE_WAIT_BOUND_NANOS = LEASE.toNanos() * 2;
     /** How long after its deadline an owner's call may still be under way. */
     static final long CALL_BOUND_NANOS = LEASE.toNanos() * 2;
+    private static final long ANCHOR_HOLD_NANOS = LEASE.toNanos() * 2;
     private static final String LOCK = "simulated-rw";
     private static final Object KEY = LOCK;
     private static final Object READ_SIDE = "read";
     private static final Object WRITE_SIDE = "write";
 
     /** What the simulation injects, each with its chance per step. */
-    record Faults(double dropMessage, double refuseTry, double loseTryAnswer, double loseReadAnswer, double loseReleaseAnswer,
-                  double loseConnection, double stallWatchdog, double forceUnlock, double failover, double closeClient) {
-        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-        static final Faults SOME = new Faults(0.02, 0.01, 0.01, 0.02, 0.01, 0.002, 0.002, 0.001, 0.0005, 0);
-        static final Faults SOME_AND_CLOSE = new Faults(0.02, 0.01, 0.01, 0.02, 0.01, 0.002, 0.002, 0.001, 0.0005, 0.0005);
+    record Faults(double lateAnswers, double dropMessage, double refuseTry, double loseTryAnswer, double loseReadAnswer,
+                  double loseReleaseAnswer, double loseConnection, double stallWatchdog, double forceUnlock, double failover,
+                  double closeClient) {
+        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        static final Faults LATE = new Faults(0.02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        static final Faults SOME = new Faults(0.01, 0.02, 0.01, 0.01, 0.02, 0.01, 0.002, 0.002, 0.001, 0.0005, 0);
+        static final Faults SOME_AND_CLOSE = new Faults(0.01, 0.02, 0.01, 0.01, 0.02, 0.01, 0.002, 0.002, 0.001, 0.0005, 0.0005);
     }
 
     /** A broken invariant, with the seed and the events that led to it. */
@@ -109,8 +112,11 @@ final class ReadShareSimulation {
     /**
      * @param readers reader owners per client
      * @param writers writer owners per client
+     * @param hotAttempts if positive, the first client's readers make that many attempts each, with
+     *     long waits, so that its share admits readers on and on while the others' writers wait
      */
-    ReadShareSimulation(long seed, int clientCount, int readers, int writers, int attempts, Faults faults, boolean traced) {
+    ReadShareSimulation(long seed, int clientCount, int readers, int writers, int attempts, int hotAttempts, Faults faults,
+                        boolean traced) {
         this.seed = seed;
         this.random = new Random(seed);
         this.faults = faults;
@@ -120,7 +126,9 @@ final class ReadShareSimulation {
             Client client = new Client("c" + c);
             clients.add(client);
             for (int o = 0; o < readers + writers; o++) {
-                owners.add(new Owner(client, 100 * (c + 1) + o, o < readers, o < readers ? 2 * attempts : attempts));
+                boolean hot = c == 0 && hotAttempts > 0 && o < readers;
+                owners.add(new Owner(client, 100 * (c + 1) + o, o < readers, hot ? hotAttempts : o < readers ? 2 * attempts : attempts,
+                        hot));
             }
         }
     }
@@ -172,7 +180,7 @@ final class ReadShareSimulation {
             if (!client.commands.isEmpty()) {
                 choose(client::execute, () -> client.id + " command");
             }
-            if (!client.answers.isEmpty()) {
+            if (!client.answers.isEmpty() && clock.read() - client.answersLateUntil >= 0) {
                 choose(client::answer, () -> client.id + " answer");
             }
             if (!client.messages.isEmpty()) {
@@ -249,10 +257,17 @@ final class ReadShareSimulation {
                 log(() -> "FAULT " + client.id + " lost its connection");
                 client.connectionLost();
             }
+            if (chance(faults.lateAnswers)) {
+                long millis = 1 + random.nextInt(60);
+                client.answersLateUntil = clock.read() + TimeUnit.MILLISECONDS.toNanos(millis);
+                log(() -> "FAULT " + client.id + "'s answers are late by " + millis + " ms");
+            }
             if (chance(faults.stallWatchdog)) {
                 long millis = 300 + random.nextInt(1200);
+                boolean sent = random.nextBoolean();
                 client.stalledUntil = clock.read() + TimeUnit.MILLISECONDS.toNanos(millis);
-                log(() -> "FAULT " + client.id + "'s renewals fail for " + millis + " ms");
+                client.stallSends = sent;
+                log(() -> "FAULT " + client.id + "'s renewals " + (sent ? "fail" : "are not sent (a long pause)") + " for " + millis + " ms");
             }
             if (chance(faults.closeClient)) {
                 log(() -> "FAULT " + client.id + " closed");
@@ -382,14 +397,18 @@ final class ReadShareSimulation {
         final String id;
         final ReadShares shares = new ReadShares(new LocalHandOff(MAX_ADMISSIONS, MAX_TIME));
         final HoldRegistry holds = new HoldRegistry(timer, clock);
-        final ArrayDeque<Supplier<Runnable>> commands = new ArrayDeque<>();
-        final ArrayDeque<Runnable> answers = new ArrayDeque<>();
+        final ArrayDeque<Supplier<Answer>> commands = new ArrayDeque<>();
+        final ArrayDeque<Answer> answers = new ArrayDeque<>();
         final ArrayDeque<String> messages = new ArrayDeque<>();
         final Map<String, Long> sequences = new LinkedHashMap<>();
         final List<ChannelWait> waits = new ArrayList<>();
         final List<Runnable> connectionObservers = new ArrayList<>();
         final Map<RenewedLease, String> renewals = new LinkedHashMap<>();
         long stalledUntil;
+        /** While stalled: renewals are sent and refused, else none is sent. */
+        boolean stallSends;
+        /** No answer reaches the client before this time: its connection is slow for a while. */
+        long answersLateUntil;
         boolean closed;
         boolean disconnected;
         Timeout renewal;
@@ -415,7 +434,7 @@ final class ReadShareSimulation {
         }
 
         void answer() {
-            answers.poll().run();
+            answers.poll().delivered().run();
         }
 
         void deliver() {
@@ -437,6 +456,10 @@ final class ReadShareSimulation {
             if (share != null && share.state() == ReadShare.State.HELD) {
                 checks.doubted(id, 0, nextSeq());
             }
+            // What ran and was not answered yet is answered never: the connection it would come on is gone.
+            List<Answer> unanswered = List.copyOf(answers);
+            answers.clear();
+            unanswered.forEach(answer -> answers.add(new Answer(answer.lost(), answer.lost())));
             List.copyOf(connectionObservers).forEach(Runnable::run);
         }
 
@@ -464,28 +487,36 @@ final class ReadShareSimulation {
          * @param settle what settles it if its answer is lost (run once the client hears so), or null
          */
         <T> CompletableFuture<T> send(String what, Supplier<T> atRedis, double refuse, double lose, Runnable settle) {
+            return send(what, atRedis, refuse, lose, settle, new long[1]);
+        }
+
+        /** @param ranAt set to the event at which Redis took the command (ran or refused it) */
+        <T> CompletableFuture<T> send(String what, Supplier<T> atRedis, double refuse, double lose, Runnable settle, long[] ranAt) {
             CompletableFuture<T> reply = new CompletableFuture<>();
             if (disconnected) {
                 reply.completeExceptionally(LockExceptions.clientClosed());
                 return reply;
             }
             commands.add(() -> {
+                ranAt[0] = nextSeq();
                 if (chance(refuse)) {
                     log(() -> "FAULT " + id + " " + what + " refused");
-                    return () -> reply.completeExceptionally(LockExceptions.unreachable(LOCK, new RuntimeException("simulated")));
+                    Runnable refused = () -> reply.completeExceptionally(LockExceptions.unreachable(LOCK, new RuntimeException("simulated")));
+                    return new Answer(refused, refused);
                 }
                 T result = atRedis.get();
                 log(() -> id + " " + what + " ran: " + result);
+                Runnable lost = () -> {
+                    if (settle != null) {
+                        settle.run();
+                    }
+                    reply.completeExceptionally(LockExceptions.timedOut(LOCK, COMMAND, null));
+                };
                 if (chance(lose)) {
                     log(() -> "FAULT " + id + " " + what + ": answer lost");
-                    return () -> {
-                        if (settle != null) {
-                            settle.run();
-                        }
-                        reply.completeExceptionally(LockExceptions.timedOut(LOCK, COMMAND, null));
-                    };
+                    return new Answer(lost, lost);
                 }
-                return () -> reply.complete(result);
+                return new Answer(() -> reply.complete(result), lost);
             });
             return reply;
         }
@@ -546,10 +577,15 @@ final class ReadShareSimulation {
             if (renewals.isEmpty() || closed) {
                 return;
             }
+            boolean stalled = clock.read() - stalledUntil < 0;
+            if (stalled && !stallSends) {
+                scheduleRenewal();
+                return;
+            }
             new LinkedHashMap<>(renewals).forEach((lease, field) -> {
                 long sentAt = clock.read();
-                boolean stalled = sentAt - stalledUntil < 0;
-                send("renew " + field, () -> model.renew(field, LEASE.toNanos()), stalled ? 1 : 0, faults.loseReadAnswer, null)
+                long[] ranAt = {0};
+                send("renew " + field, () -> model.renew(field, LEASE.toNanos()), stalled ? 1 : 0, faults.loseReadAnswer, null, ranAt)
                         .whenComplete((held, failure) -> {
                             if (renewals.get(lease) == null) {
                                 return;
@@ -561,7 +597,8 @@ final class ReadShareSimulation {
                                     synchronized (share) {
                                         token = share.isHeld() ? share.redisToken() : -1;
                                     }
-                                    checks.doubted(id, token, nextSeq());
+                                    // Redis took the renewal (or its connection failed) at ranAt: what it ran after that is newer.
+                                    checks.doubted(id, token, ranAt[0] != 0 ? ranAt[0] : nextSeq());
                                 }
                                 lease.renewalFailed();
                             } else if (held) {
@@ -579,6 +616,10 @@ final class ReadShareSimulation {
         public String toString() {
             return id + (closed ? " (closed)" : "") + ": " + shares;
         }
+    }
+
+    /** What reaches the client for a command that ran: its answer, or, if the connection is lost first, its failure. */
+    private record Answer(Runnable delivered, Runnable lost) {
     }
 
     /** One wait of an owner on a channel. */
@@ -645,8 +686,10 @@ final class ReadShareSimulation {
             long sentSeq = nextSeq();
             long[] admissions = {checks.admissions(client.id, token)};
             client.reserveSentInTry = admissions;
-            return client.read("reserve " + field, () -> model.reserve(field, token, block)).thenApply(answer -> {
-                checks.reserveAnswered(client.id, token, sentSeq, sentAt, admissions[0], answer, block, nextSeq());
+            long[] ranAt = {0};
+            return client.send("reserve " + field, () -> model.reserve(field, token, block), 0, faults.loseReadAnswer, null, ranAt)
+                    .thenApply(answer -> {
+                checks.reserveAnswered(client.id, token, sentSeq, ranAt[0], sentAt, admissions[0], answer, block, nextSeq());
                 return answer;
             });
         }
@@ -735,10 +778,15 @@ final class ReadShareSimulation {
         String sharedField;
         String pendingSharedField;
         int levels;
+        final boolean hot;
+        /** The hot client's first reader holds for long, so its shared hold lives on renewals (and their pauses). */
+        final boolean anchor;
         long heldSince;
         long waitingSince;
 
-        Owner(Client client, long id, boolean reader, int attempts) {
+        Owner(Client client, long id, boolean reader, int attempts, boolean hot) {
+            this.hot = hot;
+            this.anchor = hot && id % 100 == 0;
             this.client = client;
             this.id = id;
             this.reader = reader;
@@ -756,7 +804,7 @@ final class ReadShareSimulation {
         }
 
         boolean mayRelease() {
-            return state == State.HOLDING && clock.read() - heldSince > 0;
+            return state == State.HOLDING && clock.read() - heldSince > (anchor ? ANCHOR_HOLD_NANOS : 0);
         }
 
         boolean mayReenter() {
@@ -770,8 +818,8 @@ final class ReadShareSimulation {
 
         void start() {
             attemptsLeft--;
-            lease = random.nextInt(6) == 0 ? new LeaseTerm(100 + random.nextInt(400), false) : LeaseTerm.watchdog(LEASE);
-            int kind = random.nextInt(10);
+            lease = !hot && random.nextInt(6) == 0 ? new LeaseTerm(100 + random.nextInt(400), false) : LeaseTerm.watchdog(LEASE);
+            int kind = hot ? 9 : random.nextInt(10);
             long waitMillis = kind < 2 ? 0 : kind < 8 ? 20 + random.nextInt(600) : 3_000;
             deadline = clock.read() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
             log(() -> this + " starts: lease " + lease + ", wait " + waitMillis + " ms");

@@ -44,10 +44,18 @@ class ReadShareSimulationTest {
 
     static ReadShareSimulation simulation(long seed, boolean traced) {
         int clients = 2 + (int) (seed % 2);
-        // A quarter without faults, a quarter with clients closed under their owners too.
-        Faults faults = seed % 4 == 0 ? Faults.NONE : seed % 4 == 1 ? Faults.SOME_AND_CLOSE : Faults.SOME;
+        // An eighth without faults, an eighth with late answers only, a quarter with clients closed
+        // under their owners too.
+        Faults faults = switch ((int) (seed % 8)) {
+            case 0 -> Faults.NONE;
+            case 4 -> Faults.LATE;
+            case 1, 5 -> Faults.SOME_AND_CLOSE;
+            default -> Faults.SOME;
+        };
         int readers = 2 + (int) (seed % 3);
         int writers = seed % 5 == 0 ? 2 : 1;
-        return new ReadShareSimulation(seed, clients, readers, writers, 3, faults, traced);
+        // One schedule in five has a hot client, whose readers keep coming while the others' writers wait.
+        int hotAttempts = seed % 5 == 3 ? 20 : 0;
+        return new ReadShareSimulation(seed, clients, readers, writers, 3, hotAttempts, faults, traced);
     }
 }
