@@ -180,7 +180,7 @@ final class AdmissionChecks {
             fail.accept(who + " got token " + token + ", not above the writer's " + maxWriterToken + " granted before");
         }
         model.livePlaces().forEach((field, place) -> {
-            int count = sincePlace.merge(client + " " + field + " " + place.since(), 1, Integer::sum);
+            int count = sincePlace.merge(client + " " + place.number(), 1, Integer::sum);
             if (count > maxAdmissions) {
                 fail.accept(who + " was " + client + "'s " + count + "th admission since writer " + field
                         + " took its place in Redis; bound " + maxAdmissions);

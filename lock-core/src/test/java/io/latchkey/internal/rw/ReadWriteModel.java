@@ -42,14 +42,18 @@ final class ReadWriteModel {
         long leaseEnd;
     }
 
-    /** One waiting writer's place: its end, and since when it has been live without a break. */
-    record Place(long end, long since) {
+    /**
+     * One waiting writer's place: its end, since when it has been live without a break, and which
+     * place that is (one taken again after a break is another, also at the same time).
+     */
+    record Place(long end, long since, long number) {
     }
 
     private final Ticker clock;
     private final Map<String, HoldState> holds = new LinkedHashMap<>();
     private String writer;
     private final Map<String, Place> places = new LinkedHashMap<>();
+    private long placesTaken;
     private long counter;
     private final List<BiConsumer<String, String>> subscribers = new ArrayList<>();
 
@@ -163,7 +167,8 @@ final class ReadWriteModel {
         }
         places.values().removeIf(place -> place.end - now <= 0);
         Place before = places.get(field);
-        places.put(field, new Place(now + placeNanos, before == null ? now : before.since));
+        places.put(field, before == null ? new Place(now + placeNanos, now, ++placesTaken)
+                : new Place(now + placeNanos, before.since, before.number));
         return new Acquired(0, millis(Math.min(placeNanos / 2, wait)), 0);
     }
 
@@ -353,6 +358,11 @@ final class ReadWriteModel {
     /** @return the fencing counter */
     long counter() {
         return counter;
+    }
+
+    /** @param value the fencing counter from now on, as another lock kind may have left it */
+    void setCounter(long value) {
+        counter = value;
     }
 
     /** A failover to a replica that had not received the lock's keys (the counter it had). */
