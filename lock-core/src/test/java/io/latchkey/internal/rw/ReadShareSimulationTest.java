@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class ReadShareSimulationTest {
 
-    private static final int SCHEDULES = Integer.getInteger("latchkey.rwsimulation.schedules", 2_000);
+    private static final int SCHEDULES = Integer.getInteger("latchkey.rwsimulation.schedules", 1_500);
 
     @Test
     void everyScheduleKeepsTheInvariants() {
