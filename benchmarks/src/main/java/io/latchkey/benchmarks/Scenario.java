@@ -139,7 +139,8 @@ final class Scenario {
                         OptionalDouble.of(8), "acquisitions"),
                 // Issue 28 asks for this one "bounded as for the plain lock" and sets no number: it
                 // gets two-jvms's targets (≥ 3×, this JVM's wait p99 ≤ 0.2 of Redisson's), since
-                // the RedLock's hand-off keeps the plain lock's bounds and turns between clients.
+                // the RedLock's hand-off is to keep the plain lock's bounds and turns between
+                // clients (the longest run shows whether it does).
                 // Not redlock-8's ≥ 8×: every turn between the JVMs is a quorum released and taken
                 // again on three masters, which one JVM's threads alone never pay. No Spring: it
                 // has no RedLock.
