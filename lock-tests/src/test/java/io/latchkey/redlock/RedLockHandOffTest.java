@@ -14,6 +14,7 @@ import io.latchkey.LockHold;
 import io.latchkey.TimingBound;
 import io.latchkey.contract.CriticalSection;
 import io.latchkey.contract.HotContenders;
+import io.latchkey.contract.TwoHotClients;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -224,6 +226,23 @@ class RedLockHandOffTest {
             contenders.stop();
         }
         contenders.awaitStopped();
+    }
+
+    @Test
+    @Disabled("fails: after some turns one client often keeps the RedLock until its threads are done (runs such"
+            + " as [1, 9, 9, 9, 230, 222]; runs of 45 to 230 in 10 of 11 repetitions, the assertion failing in 3 of 9),"
+            + " while the other client has no waiting mark on any master and sends no try; the plain lock's twin"
+            + " (LocalHandOffTest) kept to runs of 9 in 6 of 6 on the same machine. Enable with the fix.")
+    void twoHotClientsTakeTheRedLockInTurnsAllAlong() throws Exception {
+        // The two JVMs of the benchmarks' redlock-two-jvms, as two clients: each passes the quorum
+        // hold on among its threads, and gives the other its turn within the same bound in grants
+        // as the plain lock (LocalHandOffTest's twoHotClientsTakeTurnsAllAlong).
+        int maxHandOffs = 8;
+        List<DistributedLock> locks = List.of(
+                client(builder -> builder.localHandOff(maxHandOffs, Duration.ofSeconds(10))).getRedLock(name),
+                client(builder -> builder.localHandOff(maxHandOffs, Duration.ofSeconds(10))).getRedLock(name));
+        TwoHotClients.assertTurnsWithinBound(TwoHotClients.grants(threads, locks, 8, 60), maxHandOffs);
+        assertFalse(handOffs.isEmpty(), "no local hand-off");
     }
 
     @Test
