@@ -35,7 +35,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -229,10 +228,6 @@ class RedLockHandOffTest {
     }
 
     @Test
-    @Disabled("fails: after some turns one client often keeps the RedLock until its threads are done (runs such"
-            + " as [1, 9, 9, 9, 230, 222]; runs of 45 to 230 in 10 of 11 repetitions, the assertion failing in 3 of 9),"
-            + " while the other client has no waiting mark on any master and sends no try; the plain lock's twin"
-            + " (LocalHandOffTest) kept to runs of 9 in 6 of 6 on the same machine. Enable with the fix.")
     void twoHotClientsTakeTheRedLockInTurnsAllAlong() throws Exception {
         // The two JVMs of the benchmarks' redlock-two-jvms, as two clients: each passes the quorum
         // hold on among its threads, and gives the other its turn within the same bound in grants
