@@ -83,13 +83,22 @@ public final class Failures {
         if (!isOutcomeUnknown(failure)) {
             return false;
         }
+        return !wasRejectedUnsent(failure);
+    }
+
+    /**
+     * @param failure a failure as a future reports it
+     * @return true if Lettuce rejected the command before sending it (see {@link #mayHaveRun}):
+     *     it did not run, and may be sent again once the connection is back
+     */
+    public static boolean wasRejectedUnsent(Throwable failure) {
         int depth = 0;
         for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
             if (isUnsent(cause)) {
-                return false;
+                return true;
             }
         }
-        return true;
+        return false;
     }
 
     /**
