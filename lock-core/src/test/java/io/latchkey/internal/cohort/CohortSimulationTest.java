@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.cohort.CohortSimulation.Faults;
 import java.util.concurrent.TimeUnit;
+import io.latchkey.internal.simulation.SeededSchedule;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,7 +28,7 @@ class CohortSimulationTest {
         for (long seed = 1; seed <= SCHEDULES; seed++) {
             try {
                 steps += simulation(seed, false).run();
-            } catch (CohortSimulation.Violation untraced) {
+            } catch (SeededSchedule.Violation untraced) {
                 simulation(seed, true).run(); // the same schedule again, with its trace
                 throw untraced;
             }

@@ -4,7 +4,7 @@ import io.latchkey.LocalHandOff;
 import io.latchkey.internal.lock.LocalGrant;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.time.ManualTicker;
+import io.latchkey.internal.simulation.SeededSchedule;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -51,7 +50,7 @@ import java.util.function.Supplier;
  * owner's call ends within {@link #CALL_BOUND_NANOS} of its deadline; and once all have left, no
  * share, hold or Redis hold is left. Not thread-safe: one thread runs it.
  */
-final class ReadShareSimulation {
+final class ReadShareSimulation extends SeededSchedule {
 
     static final Duration LEASE = Duration.ofMillis(600);
     static final Duration COMMAND = Duration.ofMillis(50);
@@ -78,36 +77,18 @@ final class ReadShareSimulation {
         static final Faults SOME_AND_CLOSE = new Faults(0.01, 0.02, 0.01, 0.01, 0.02, 0.01, 0.002, 0.002, 0.001, 0.0005, 0.0005);
     }
 
-    /** A broken invariant, with the seed and the events that led to it. */
-    static final class Violation extends AssertionError {
-        private static final long serialVersionUID = 1L;
-
-        Violation(String message) {
-            super(message);
-        }
-    }
-
-    private final long seed;
-    private final Random random;
-    private final ManualTicker clock = new ManualTicker();
-    private final ManualTimer timer = ManualTimer.manual(clock);
     private final ReadWriteModel model = new ReadWriteModel(clock);
     private final AdmissionChecks checks;
     private final Faults faults;
     private final List<Client> clients = new ArrayList<>();
     private final List<Owner> owners = new ArrayList<>();
-    private final ArrayDeque<Runnable> ready = new ArrayDeque<>();
-    private final ArrayDeque<String> trace = new ArrayDeque<>();
-    private final boolean traced;
     private final Set<Long> tokens = new HashSet<>();
     private long maxRedisToken;
     private long exemptUpTo;
     private long lockBusyAt;
     private long seq;
-    private int steps;
     private boolean anyClosed;
     private boolean failedOver;
-    private Violation violation;
 
     /**
      * @param readers reader owners per client
@@ -117,10 +98,8 @@ final class ReadShareSimulation {
      */
     ReadShareSimulation(long seed, int clientCount, int readers, int writers, int attempts, int hotAttempts, Faults faults,
                         boolean traced) {
-        this.seed = seed;
-        this.random = new Random(seed);
+        super(seed, traced, 800, "latchkey.rwsimulation.seed");
         this.faults = faults;
-        this.traced = traced;
         this.checks = new AdmissionChecks(model, MAX_ADMISSIONS, MAX_TIME.toNanos(), COMMAND.toNanos(), this::fail);
         for (int c = 0; c < clientCount; c++) {
             Client client = new Client("c" + c);
@@ -133,49 +112,16 @@ final class ReadShareSimulation {
         }
     }
 
-    /**
-     * Runs the schedule to its end.
-     *
-     * @return the steps taken
-     * @throws Violation if an invariant broke
-     */
-    int run() {
-        int limit = 200_000;
-        while (!finished()) {
-            if (++steps > limit) {
-                fail("no end after " + limit + " steps: " + describeOwners());
-            }
-            step();
-            if (violation != null) {
-                throw violation;
-            }
-            check();
-        }
-        checkLeftNothing();
-        return steps;
-    }
-
-    private boolean finished() {
-        if (!ready.isEmpty() || owners.stream().anyMatch(owner -> !owner.done())) {
-            return false;
-        }
-        if (clients.stream().anyMatch(client -> !client.commands.isEmpty() || !client.answers.isEmpty())) {
-            return false;
-        }
-        return timer.pending() == 0;
+    @Override
+    protected boolean settled() {
+        return owners.stream().allMatch(Owner::done)
+                && clients.stream().allMatch(client -> client.commands.isEmpty() && client.answers.isEmpty());
     }
 
     // ---- the scheduler -------------------------------------------------------------------------
 
-    private final List<Runnable> choices = new ArrayList<>();
-    private final List<Supplier<String>> names = new ArrayList<>();
-
-    private void step() {
-        choices.clear();
-        names.clear();
-        if (!ready.isEmpty()) {
-            choose(() -> ready.poll().run(), () -> "owner step");
-        }
+    @Override
+    protected void offerChoices() {
         for (Client client : clients) {
             if (!client.commands.isEmpty()) {
                 choose(client::execute, () -> client.id + " command");
@@ -203,23 +149,10 @@ final class ReadShareSimulation {
                 }
             }
         }
-        boolean idle = choices.isEmpty();
-        if (idle || random.nextInt(8) == 0) {
-            long millis = 1 + random.nextInt(idle ? 100 : random.nextInt(10) == 0 ? 200 : 15);
-            choose(() -> timer.advance(Duration.ofMillis(millis)), () -> "time +" + millis + " ms");
-        }
-        int pick = random.nextInt(choices.size());
-        log(names.get(pick));
-        choices.get(pick).run();
-        injectFaults();
     }
 
-    private void choose(Runnable choice, Supplier<String> what) {
-        choices.add(choice);
-        names.add(what);
-    }
-
-    private void injectFaults() {
+    @Override
+    protected void injectFaults() {
         if (chance(faults.failover)) {
             model.loseLock();
             exempt();
@@ -281,40 +214,19 @@ final class ReadShareSimulation {
         checks.exemptUpTo(exemptUpTo);
     }
 
-    private boolean chance(double probability) {
-        return probability > 0 && random.nextDouble() < probability;
-    }
-
     private long nextSeq() {
         return ++seq;
     }
 
-    /** Traced only when asked: a failing seed is run again with its trace (the same schedule). */
-    private void log(Supplier<String> event) {
-        if (traced) {
-            trace.add(String.format(Locale.ROOT, "%6d %9.3f ms  %s", steps, clock.read() / 1e6, event.get()));
-            if (trace.size() > 800) {
-                trace.poll();
-            }
-        }
-    }
-
-    /**
-     * Throws the violation, and keeps it: one found in a future's callback would be swallowed
-     * there, so {@link #run} throws it after the step.
-     */
-    private void fail(String what) {
-        if (violation != null) {
-            throw violation;
-        }
-        violation = new Violation("seed " + seed + ": " + what + "\n  model: " + model + "\n  clients: " + clients
-                + "\n  last events:\n    " + String.join("\n    ", trace) + "\n  replay: -Dlatchkey.rwsimulation.seed=" + seed);
-        throw violation;
+    @Override
+    protected String describeState() {
+        return "model: " + model + "\n  clients: " + clients;
     }
 
     // ---- invariants ----------------------------------------------------------------------------
 
-    private void check() {
+    @Override
+    protected void check() {
         long now = clock.read();
         Owner writer = null;
         Owner reader = null;
@@ -370,7 +282,8 @@ final class ReadShareSimulation {
         maxRedisToken = token;
     }
 
-    private void checkLeftNothing() {
+    @Override
+    protected void checkLeftNothing() {
         for (Client client : clients) {
             if (!client.closed && client.shares.size() != 0) {
                 fail(client.id + " kept a share after every owner left: " + client.shares);
@@ -384,7 +297,8 @@ final class ReadShareSimulation {
         }
     }
 
-    private String describeOwners() {
+    @Override
+    protected String describeOwners() {
         StringBuilder out = new StringBuilder();
         owners.forEach(owner -> out.append("\n    ").append(owner).append(' ').append(owner.state));
         return out.toString();

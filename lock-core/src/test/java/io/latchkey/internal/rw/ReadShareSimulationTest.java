@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.internal.rw.ReadShareSimulation.Faults;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import io.latchkey.internal.simulation.SeededSchedule;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class ReadShareSimulationTest {
     private static long runTracingAFailure(long seed) {
         try {
             return simulation(seed, false).run();
-        } catch (ReadShareSimulation.Violation untraced) {
+        } catch (SeededSchedule.Violation untraced) {
             simulation(seed, true).run(); // the same schedule again, with its trace
             throw untraced;
         }

@@ -4,22 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.time.ManualTicker;
-import io.latchkey.testing.RedisServer;
-import io.lettuce.core.RedisClient;
+import io.latchkey.scripts.ScriptsOnRedis;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,43 +41,28 @@ class ReadWriteModelAgreementTest {
     private static final int SCENARIOS = 100;
     private static final int CALLS = 30;
 
-    private static RedisServer server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static StatefulRedisPubSubConnection<String, String> subscription;
+    private static ScriptsOnRedis scripts;
     private static RedisCommands<String, String> redis;
-    private static final List<String> published = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startRedis() {
-        server = RedisServer.start();
-        client = RedisClient.create(server.uri());
-        connection = client.connect();
-        redis = connection.sync();
-        subscription = client.connectPubSub();
-        subscription.addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-                published.add(channel.equals(KEYS.readChannel()) ? ReadWriteModel.READERS + message : ReadWriteModel.WRITERS + message);
-            }
-        });
-        subscription.sync().subscribe(KEYS.channel(), KEYS.readChannel());
+        scripts = ScriptsOnRedis.start();
+        redis = scripts.redis();
+        scripts.record((channel, message) -> (channel.equals(KEYS.readChannel()) ? ReadWriteModel.READERS : ReadWriteModel.WRITERS) + message,
+                KEYS.channel(), KEYS.readChannel());
     }
 
     @AfterAll
     static void stopRedis() {
-        subscription.close();
-        connection.close();
-        client.shutdown();
-        server.close();
+        scripts.close();
     }
 
     @Test
     void theModelAnswersAsTheScriptsDoInEveryScenario() throws Exception {
         for (long seed = 1; seed <= SCENARIOS; seed++) {
             redis.flushall();
-            awaitPublished(published.size());
-            published.clear();
+            scripts.awaitPublished(scripts.published().size());
+            scripts.published().clear();
             scenario(seed);
         }
     }
@@ -93,7 +70,7 @@ class ReadWriteModelAgreementTest {
     private void scenario(long seed) throws InterruptedException {
         Random random = new Random(seed);
         ReadWriteModel model = new ReadWriteModel(new ManualTicker());
-        long ahead = serverMicros() + TimeUnit.HOURS.toMicros(1);
+        long ahead = scripts.serverMicros() + TimeUnit.HOURS.toMicros(1);
         redis.set(KEYS.fenceCounter(), Long.toString(ahead));
         model.setCounter(ahead);
         List<String> modelPublished = new ArrayList<>();
@@ -114,7 +91,7 @@ class ReadWriteModelAgreementTest {
                     String held = heldArgument(random, field, model);
                     int block = held.equals("fresh") ? BLOCK : 1;
                     description = "acquire " + field + " held '" + held + "' block " + block;
-                    real = redis.eval(script("acquire.lua"), ScriptOutputType.MULTI,
+                    real = redis.eval(ScriptsOnRedis.script("rw/acquire.lua"), ScriptOutputType.MULTI,
                             new String[] {KEYS.lock(), KEYS.leases(), KEYS.writers(), KEYS.fenceCounter()},
                             reading ? "read" : "write", Long.toString(LEASE), field, sibling, id, held, Long.toString(PLACE),
                             Integer.toString(block));
@@ -140,7 +117,7 @@ class ReadWriteModelAgreementTest {
                 case 6 -> {
                     long token = model.token(field) != 0 && random.nextInt(4) != 0 ? model.token(field) : 1 + random.nextInt(9);
                     description = "reserve " + field + " token " + token;
-                    List<Object> reserved = redis.eval(script("reserve.lua"), ScriptOutputType.MULTI,
+                    List<Object> reserved = redis.eval(ScriptsOnRedis.script("rw/reserve.lua"), ScriptOutputType.MULTI,
                             new String[] {KEYS.lock(), KEYS.leases(), KEYS.writers(), KEYS.fenceCounter()},
                             field, Long.toString(token), Integer.toString(BLOCK));
                     real = reserved;
@@ -149,7 +126,7 @@ class ReadWriteModelAgreementTest {
                 }
                 case 7 -> {
                     description = "renew " + field;
-                    List<Object> renewed = redis.eval(script("renew.lua"), ScriptOutputType.MULTI,
+                    List<Object> renewed = redis.eval(ScriptsOnRedis.script("rw/renew.lua"), ScriptOutputType.MULTI,
                             new String[] {KEYS.lock(), KEYS.leases()}, Long.toString(LEASE), field);
                     real = renewed.get(0);
                     modelled = model.renew(field, millis(LEASE)) ? 1L : 0L;
@@ -157,7 +134,7 @@ class ReadWriteModelAgreementTest {
                 case 8 -> {
                     String writer = owner + ":write";
                     description = "abandon " + writer;
-                    real = redis.eval(script("abandon.lua"), ScriptOutputType.INTEGER,
+                    real = redis.eval(ScriptsOnRedis.script("rw/abandon.lua"), ScriptOutputType.INTEGER,
                             new String[] {KEYS.lock(), KEYS.leases(), KEYS.writers(), KEYS.readChannel()}, writer, "publish");
                     modelled = model.abandon(writer) ? 1L : 0L;
                 }
@@ -173,16 +150,16 @@ class ReadWriteModelAgreementTest {
             assertThat(normalised(modelled, real)).as(context).isEqualTo(real);
             for (String each : OWNERS) {
                 for (String side : List.of("read", "write")) {
-                    List<Object> inspected = redis.eval(script("inspect.lua"), ScriptOutputType.MULTI,
+                    List<Object> inspected = redis.eval(ScriptsOnRedis.script("rw/inspect.lua"), ScriptOutputType.MULTI,
                             new String[] {KEYS.lock(), KEYS.leases()}, side, each + ":" + side);
                     assertThat(model.count(each + ":" + side)).as("%s\n  levels of %s:%s", context, each, side)
                             .isEqualTo(inspected.get(2));
                 }
             }
-            awaitPublished(modelPublished.size());
-            assertThat(published).as(context).isEqualTo(modelPublished);
+            scripts.awaitPublished(modelPublished.size());
+            assertThat(scripts.published()).as(context).isEqualTo(modelPublished);
         }
-        published.clear();
+        scripts.published().clear();
     }
 
     private static long millis(long millis) {
@@ -206,15 +183,9 @@ class ReadWriteModelAgreementTest {
     }
 
     private static Long release(String field, String call, String mode, String token) {
-        return redis.eval(script("release.lua"), ScriptOutputType.INTEGER,
+        return redis.eval(ScriptsOnRedis.script("rw/release.lua"), ScriptOutputType.INTEGER,
                 new String[] {KEYS.lock(), KEYS.leases(), KEYS.writers(), KEYS.channel(), KEYS.readChannel()},
                 field, "publish", call, mode, token);
-    }
-
-    /** @return Redis's clock in microseconds, as TIME answers it to the scripts */
-    private static long serverMicros() {
-        List<String> time = redis.time();
-        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
     }
 
     /**
@@ -240,21 +211,5 @@ class ReadWriteModelAgreementTest {
             return wait;
         }
         return -1;
-    }
-
-    private static void awaitPublished(int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (published.size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-    }
-
-    private static String script(String name) {
-        try (InputStream in = ReadWriteModelAgreementTest.class.getResourceAsStream("/io/latchkey/internal/rw/" + name)) {
-            assertThat(in).as("script resource %s", name).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
     }
 }
