@@ -103,8 +103,10 @@ class ClientCloseTest {
     void aClientWithAnAddressAndThreeRedLockMastersRunsOneTimerAndOneSetOfEventLoops() {
         try (RedisServers masters = RedisServers.start(3)) {
             Set<Thread> before = liveThreads();
+            // A generous attempt timeout: the subject is threads, and a JVM's first RedLock calls
+            // once took more than the default 100 ms on every master in the JDK 25 pass of CI.
             LockClient client = LockClient.create(LockConfig.builder().address(REDIS.server().uri())
-                    .redLockAddresses(masters.uris()).build());
+                    .redLockAddresses(masters.uris()).redLockAttemptTimeout(Duration.ofSeconds(2)).build());
             DistributedLock plain = client.getLock(name);
             DistributedLock red = client.getRedLock(name);
             plain.lock();

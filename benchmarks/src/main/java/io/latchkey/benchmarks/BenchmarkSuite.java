@@ -402,7 +402,7 @@ public final class BenchmarkSuite {
         report.note("Spring is Spring Integration " + version("org.springframework.integration", "spring-integration-redis")
                 + "'s RedisLockRegistry in PUB_SUB_LOCK mode over Spring Data Redis's LettuceConnectionFactory (defaults),"
                 + " its lease the watchdog lease, renewed by its renewal scheduler; it has only the plain lock, so it"
-                + " runs in the uncontended, hot, two-JVM and many-keys scenarios (n/a elsewhere).");
+                + " runs in the uncontended, hot, plain two-JVM and many-keys scenarios (n/a elsewhere).");
         report.note("in-JVM fair and in-JVM are java.util.concurrent.locks.ReentrantLock(true) and (false) in the"
                 + " benchmark's JVM, taken by the hot-lock scenarios' same threads over the same critical section"
                 + " (the exclusion check), with no Redis: the limit local hand-off is measured against. The non-fair"

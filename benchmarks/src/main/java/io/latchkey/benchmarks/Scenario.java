@@ -137,6 +137,16 @@ final class Scenario {
                 new Scenario("redlock-8", "one hot RedLock over 3 masters, 8 threads in one JVM",
                         RedLockBenchmark.class, "lockUnlock", 8, Map.of(), Kind.RED, Shape.THROUGHPUT,
                         OptionalDouble.of(8), "acquisitions"),
+                // Issue 28 asks for this one "bounded as for the plain lock" and sets no number: it
+                // gets two-jvms's targets (≥ 3×, this JVM's wait p99 ≤ 0.2 of Redisson's), since
+                // the RedLock's hand-off is to keep the plain lock's bounds and turns between
+                // clients (the longest run shows whether it does).
+                // Not redlock-8's ≥ 8×: every turn between the JVMs is a quorum released and taken
+                // again on three masters, which one JVM's threads alone never pay. No Spring: it
+                // has no RedLock.
+                new Scenario("redlock-two-jvms", "one hot RedLock over 3 masters, 2 JVMs × 8 threads",
+                        RedLockTwoJvmBenchmark.class, "lockUnlock", 8, Map.of(), Kind.RED, Shape.THROUGHPUT,
+                        OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions"),
                 semaphore(8), semaphore(16),
                 new Scenario("watchdog", "watchdog: 10,000 locks held",
                         WatchdogBenchmark.class, "holdAll", 1, Map.of(), Kind.PLAIN, Shape.WATCHDOG,

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The second JVM of the two-JVM scenario: its threads take the benchmark's lock in a loop, as
+ * The second JVM of the two-JVM scenarios: its threads take the benchmark's lock in a loop, as
  * the JMH threads do in the first JVM, and count into the same {@link SharedCounter}. Started and
  * steered by {@link TwoJvmBenchmark} over standard input and output, one line each way:
  * it prints {@code ready} once its threads run; {@code count} answers the acquisitions so far;
@@ -25,17 +25,22 @@ import java.util.concurrent.atomic.LongAdder;
  * measured windows so far; {@code stop} (or the end of input) stops the threads and answers
  * {@code stopped <acquisitions> <exclusive acquisitions> <ok|failure>}, then the process exits.
  *
- * <p>Arguments: {@code library lockName threads sharedCounterFile [plain|read-write]}: the plain
- * lock (the default), or a read-write lock taken nine times in ten to read, as
- * {@link TwoJvmReadWriteBenchmark}'s threads take it; the fairness count then counts the writes.
- * Redis comes from {@link BenchEnvironment#REDIS}.
+ * <p>Arguments: {@code library lockName threads sharedCounterFile [plain|read-write|redlock]}: the
+ * plain lock (the default), a read-write lock taken nine times in ten to read, as
+ * {@link TwoJvmReadWriteBenchmark}'s threads take it (the fairness count then counts the writes),
+ * or a RedLock, as {@link RedLockTwoJvmBenchmark}'s threads take it. Redis comes from
+ * {@link BenchEnvironment#REDIS}, RedLock's masters from {@link BenchEnvironment#RED_LOCK_MASTERS}.
  */
 public final class SecondJvmContender {
 
     /** This JVM's number in the {@link SharedCounter}'s fairness count; the JMH JVM is 0. */
     static final int SECOND_JVM = 1;
+    /** The last argument (or none) that has the threads take the plain lock. */
+    static final String PLAIN = "plain";
     /** The last argument that has the threads take a read-write lock. */
     static final String READ_WRITE = "read-write";
+    /** The last argument that has the threads take a RedLock. */
+    static final String RED_LOCK = "redlock";
     /** One acquisition in this many writes, as in {@link ReadWriteBenchmark}. */
     static final int WRITE_EVERY = 10;
 
@@ -43,14 +48,16 @@ public final class SecondJvmContender {
     }
 
     /**
-     * @param args library, lock name, threads, shared counter file
+     * @param args library, lock name, threads, shared counter file, and the lock: plain (the default),
+     *     read-write or redlock
      * @throws Exception if the contender cannot start; the parent sees the process end
      */
     public static void main(String[] args) throws Exception {
         if (args.length != 4 && args.length != 5) {
-            throw new IllegalArgumentException("usage: SecondJvmContender library lockName threads sharedCounterFile [plain|read-write]");
+            throw new IllegalArgumentException(
+                    "usage: SecondJvmContender library lockName threads sharedCounterFile [plain|read-write|redlock]");
         }
-        boolean readWrite = args.length == 5 && args[4].equals(READ_WRITE);
+        String mode = args.length == 5 ? args[4] : PLAIN;
         Library library = Library.of(args[0]);
         String lockName = args[1];
         int threads = Integer.parseInt(args[2]);
@@ -64,9 +71,7 @@ public final class SecondJvmContender {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
         try (LockBackend backend = library.open(Duration.ofSeconds(30))) {
-            // The plain lock is taken as a write side with no read side.
-            LockBackend.ReadWrite sides = readWrite ? backend.readWrite(lockName) : null;
-            Sides lock = sides != null ? new Sides(sides.read(), sides.write()) : new Sides(null, backend.plain(lockName));
+            Sides lock = sides(backend, mode, lockName);
             try {
                 for (int i = 0; i < threads; i++) {
                     Counts counts = new Counts(acquisitions, exclusive, waits);
@@ -89,6 +94,21 @@ public final class SecondJvmContender {
         Throwable end = failure.get();
         out.println("stopped " + acquisitions.sum() + " " + exclusive.sum() + " "
                 + (end == null ? "ok" : String.valueOf(end).replace('\n', ' ')));
+    }
+
+    /** The plain lock and the RedLock are taken as a write side with no read side. */
+    private static Sides sides(LockBackend backend, String mode, String lockName) {
+        switch (mode) {
+            case READ_WRITE:
+                LockBackend.ReadWrite sides = backend.readWrite(lockName);
+                return new Sides(sides.read(), sides.write());
+            case RED_LOCK:
+                return new Sides(null, backend.red(lockName));
+            case PLAIN:
+                return new Sides(null, backend.plain(lockName));
+            default:
+                throw new IllegalArgumentException("no such lock for the second JVM: " + mode);
+        }
     }
 
     /** Answers the parent's lines until {@code stop} or the end of input. */
@@ -134,8 +154,8 @@ public final class SecondJvmContender {
     /**
      * The locks the workers take.
      *
-     * @param read the read side, or null for the plain lock
-     * @param write the write side, or the plain lock
+     * @param read the read side, or null for the plain lock and the RedLock
+     * @param write the write side, or the plain lock or the RedLock
      */
     private record Sides(BenchLock read, BenchLock write) {
     }
@@ -144,7 +164,7 @@ public final class SecondJvmContender {
     private record Counts(LongAdder acquisitions, LongAdder exclusive, Waits waits) {
     }
 
-    /** Takes the lock in a loop: the write side (or the plain lock) exclusively, the read side shared. */
+    /** Takes the lock in a loop: the write side (or the plain lock, or the RedLock) exclusively, the read side shared. */
     private static void contend(Sides lock, SharedCounter shared, AtomicBoolean running, Counts counts,
             AtomicReference<Throwable> failure) {
         try {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -26,7 +27,8 @@ import org.openjdk.jmh.annotations.Threads;
  * throughput; the side metrics add the second JVM's over the same measured windows, and mutual
  * exclusion is checked across both through a {@link SharedCounter}. Fairness between the two is
  * reported as each JVM's wait p99 and the longest run of consecutive grants to one JVM while the
- * other had a waiter, both over the measured windows.
+ * other had a waiter, both over the measured windows. Subclasses change the lock
+ * ({@link RedLockTwoJvmBenchmark}) or the load ({@link TwoJvmReadWriteBenchmark}).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -57,7 +59,7 @@ public class TwoJvmBenchmark extends LockBenchmark {
 
     /** @return the second JVM's last argument: which lock its threads take, and how */
     protected String secondJvmMode() {
-        return "plain";
+        return SecondJvmContender.PLAIN;
     }
 
     /**
@@ -66,7 +68,22 @@ public class TwoJvmBenchmark extends LockBenchmark {
      * @param name the lock's name, which the second JVM takes too
      */
     protected void openLocalLock(String name) {
-        lock = backend.plain(name);
+        lock = exclusiveLock(name);
+    }
+
+    /**
+     * Opens the one lock that {@link #lockUnlock()} takes.
+     *
+     * @param name the lock's name
+     * @return the plain lock
+     */
+    protected BenchLock exclusiveLock(String name) {
+        return backend.plain(name);
+    }
+
+    /** @return system properties the second JVM needs besides the single server's URI, as {@code -Dkey=value} */
+    protected List<String> secondJvmProperties() {
+        return List.of();
     }
 
     @Override
@@ -91,13 +108,14 @@ public class TwoJvmBenchmark extends LockBenchmark {
 
     private void startSecondJvm(String name) {
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
-        List<String> command = List.of(java.toString(), "-Xms256m", "-Xmx1g",
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-Xms256m", "-Xmx1g",
                 "-D" + BenchEnvironment.REDIS + "=" + BenchEnvironment.redisUri(),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-D" + LatchkeyBackend.LOCAL_HAND_OFF_PROPERTY + "=" + LatchkeyBackend.LOCAL_HAND_OFF,
-                "-cp", System.getProperty("java.class.path"),
+                "-D" + LatchkeyBackend.LOCAL_HAND_OFF_PROPERTY + "=" + LatchkeyBackend.LOCAL_HAND_OFF));
+        command.addAll(secondJvmProperties());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 SecondJvmContender.class.getName(), library, name, Integer.toString(threads), sharedFile.toString(),
-                secondJvmMode());
+                secondJvmMode()));
         try {
             second = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         } catch (IOException e) {

@@ -16,10 +16,13 @@ import java.util.Map;
 /**
  * The checker: a Redis of its own, apart from the lock's, that sees every hold from outside the
  * lock. A holder marks its entry and exit of a lock's critical section ({@code checker-enter.lua},
- * {@code checker-exit.lua}); an entry that finds another holder inside is an overlap. Each hold
- * writes to a resource guarded by its fencing token ({@code checker-write.lua}), which refuses a
- * token below the highest written and counts a write accepted although a later hold had entered.
- * Counters are kept per fault, in one hash, so that a killed worker loses none.
+ * {@code checker-exit.lua}); an entry that finds a holder inside that excludes it is an overlap:
+ * a writer (an exclusive holder) excludes everyone, a reader (a shared holder of a read-write
+ * lock) excludes writers only. Each writer writes to a resource guarded by its fencing token
+ * ({@code checker-write.lua}), which refuses a token below the highest written or read and counts
+ * a write accepted although a later hold had entered; each reader reads it, refused below the
+ * highest token written and counted stale when a later writer had entered. Counters are kept per
+ * fault, in one hash, so that a killed worker loses none, and per lock kind in another.
  *
  * <p>Not thread-safe for {@link #close()}; the other methods may be called from any thread (one
  * Lettuce connection, multiplexed). The checker never fails on purpose: a call that fails here
@@ -30,6 +33,7 @@ final class Checker implements AutoCloseable {
     static final String STATS = "faults:stats";
     static final String FAULT = "faults:current";
     static final String LAST_ENTRY = "faults:last-entry";
+    static final String KINDS = "faults:kinds";
 
     /** The counters each fault's row shows, as the scripts name them. */
     static final String ACQUISITIONS = "acquisitions";
@@ -37,6 +41,11 @@ final class Checker implements AutoCloseable {
     static final String REFUSED = "refused";
     static final String STALE_ACCEPTED = "stale_accepted";
     static final String MAX_GAP_MS = "max_gap_ms";
+    /** Per kind only: holds, reads among them, and reads that entered beside other readers (of its worker). */
+    static final String HOLDS = "holds";
+    static final String READS = "reads";
+    static final String READS_BESIDE_READERS = "reads_beside_readers";
+    static final String READS_BESIDE_OWN_READERS = "reads_beside_own_readers";
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
@@ -59,27 +68,35 @@ final class Checker implements AutoCloseable {
     }
 
     /**
-     * Marks {@code holder} inside the critical section of {@code lock} and makes its first write.
+     * Marks {@code holder} inside the critical section of {@code lock} and makes its first write
+     * (a writer) or read (a reader).
      *
+     * @param kind the lock's kind, for the per-kind counters
+     * @param shared a reader: let in beside other readers
      * @return the outcome; see {@link Entry}
      */
-    Entry enter(String lock, String holder, long token) {
+    Entry enter(String lock, LockKind kind, boolean shared, String holder, long token) {
         List<Long> reply = redis.evalsha(enter, ScriptOutputType.MULTI,
-                new String[] {inside(lock), resource(lock), STATS, FAULT, LAST_ENTRY},
-                holder, Long.toString(token), lock);
+                new String[] {inside(lock), resource(lock), STATS, FAULT, LAST_ENTRY, readers(lock), KINDS},
+                holder, Long.toString(token), lock, access(shared), kind.key());
         return new Entry(reply.get(0), reply.get(1).intValue());
     }
 
-    /** @return 1 written, 0 refused, 2 written although stale */
-    int write(String lock, String holder, long token) {
+    /**
+     * Writes (a reader: reads) the fenced resource of {@code lock} again.
+     *
+     * @return 1 written or read, 0 refused, 2 accepted although stale
+     */
+    int write(String lock, LockKind kind, boolean shared, String holder, long token) {
         Long outcome = redis.evalsha(write, ScriptOutputType.INTEGER,
-                new String[] {resource(lock), STATS, FAULT}, holder, Long.toString(token));
+                new String[] {resource(lock), STATS, FAULT, KINDS}, holder, Long.toString(token), access(shared),
+                kind.key());
         return outcome.intValue();
     }
 
     /** Marks {@code holder} outside the critical section of {@code lock}. */
     void exit(String lock, String holder) {
-        redis.evalsha(exit, ScriptOutputType.INTEGER, new String[] {inside(lock)}, holder);
+        redis.evalsha(exit, ScriptOutputType.INTEGER, new String[] {inside(lock), readers(lock)}, holder);
     }
 
     /**
@@ -89,7 +106,7 @@ final class Checker implements AutoCloseable {
      */
     void removeWorker(List<String> locks, String holderPrefix) {
         for (String lock : locks) {
-            redis.evalsha(exit, ScriptOutputType.INTEGER, new String[] {inside(lock)}, holderPrefix);
+            exit(lock, holderPrefix);
         }
     }
 
@@ -103,16 +120,29 @@ final class Checker implements AutoCloseable {
         return redis.hgetall(STATS);
     }
 
+    /** @return every per-kind counter of the run: {@code <kind>:<counter>} → value */
+    Map<String, String> kindCounters() {
+        return redis.hgetall(KINDS);
+    }
+
     /** Empties the checker's keys, for a fresh run on a given checker Redis. */
     void clear(List<String> locks) {
-        redis.del(STATS, FAULT, LAST_ENTRY);
+        redis.del(STATS, FAULT, LAST_ENTRY, KINDS);
         for (String lock : locks) {
-            redis.del(inside(lock), resource(lock));
+            redis.del(inside(lock), readers(lock), resource(lock));
         }
+    }
+
+    private static String access(boolean shared) {
+        return shared ? "read" : "write";
     }
 
     private static String inside(String lock) {
         return "faults:inside:" + lock;
+    }
+
+    private static String readers(String lock) {
+        return "faults:readers:" + lock;
     }
 
     private static String resource(String lock) {
@@ -139,8 +169,9 @@ final class Checker implements AutoCloseable {
     /**
      * What an entry found.
      *
-     * @param othersInside how many holders were inside already (0 unless exclusion failed)
-     * @param write 1 written, 0 refused, 2 written although stale
+     * @param othersInside how many holders that exclude this one were inside already (0 unless
+     *     exclusion failed)
+     * @param write 1 written (or read), 0 refused, 2 accepted although stale
      */
     record Entry(long othersInside, int write) {
     }

@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The fault harness, {@code java -jar latchkey-faults.jar}: starts (or is given) the lock's Redis
- * and a checker Redis, runs {@code --workers} {@link FaultWorker} JVMs against a few plain and
- * fair locks, injects each {@link Fault} in turn, and prints a table per fault. See
+ * and a checker Redis, runs {@code --workers} {@link FaultWorker} JVMs against a few locks of each
+ * {@link LockKind}, injects each {@link Fault} in turn, and prints a table per fault. See
  * {@link FaultOptions#USAGE} and the README's "Fault harness".
  */
 public final class FaultHarness {
@@ -34,9 +34,11 @@ public final class FaultHarness {
     private final FaultOptions options;
     private final PrintStream out;
     private final LockRedis lockRedis;
+    /** Null without RedLocks. */
+    private final RedLockMasters redLockMasters;
     private final String checkerUri;
     private final Checker checker;
-    /** {@code kind:name} of each lock: every third one fair, the others plain. */
+    /** {@code kind:name} of each lock, the kinds in turn from {@code --kinds}. */
     private final List<String> locks = new ArrayList<>();
     private final WorkerPool workers;
     private final Map<Fault, FaultTally> tallies = new EnumMap<>(Fault.class);
@@ -44,11 +46,12 @@ public final class FaultHarness {
     private volatile FaultTally current;
     private volatile boolean injecting;
 
-    private FaultHarness(FaultOptions options, PrintStream out, LockRedis lockRedis, String checkerUri,
-            Path runDir) {
+    private FaultHarness(FaultOptions options, PrintStream out, LockRedis lockRedis, RedLockMasters redLockMasters,
+            String checkerUri, Path runDir) {
         this.options = options;
         this.out = out;
         this.lockRedis = lockRedis;
+        this.redLockMasters = redLockMasters;
         this.checkerUri = checkerUri;
         this.checker = new Checker(checkerUri);
         for (Fault fault : Fault.values()) {
@@ -56,7 +59,8 @@ public final class FaultHarness {
         }
         this.current = tallies.get(Fault.NONE);
         for (int i = 1; i <= options.locks; i++) {
-            locks.add(i % 3 == 0 ? "fair:faults-fair-" + i : "plain:faults-plain-" + i);
+            String kind = options.kinds.get((i - 1) % options.kinds.size()).key();
+            locks.add(kind + ":faults-" + kind + "-" + i);
         }
         this.workers = new WorkerPool(this::workerArgs, options.threads, runDir,
                 (worker, event, detail) -> current.on(event, detail));
@@ -97,6 +101,7 @@ public final class FaultHarness {
         }
         RedisServer checkerServer = null;
         LockRedis lockRedis = null;
+        RedLockMasters redLockMasters = null;
         try {
             Path runDir = Files.createTempDirectory("latchkey-faults-");
             if (options.redisUri != null) {
@@ -108,12 +113,15 @@ public final class FaultHarness {
             } else {
                 lockRedis = LockRedis.start();
             }
+            if (options.kinds.contains(LockKind.REDLOCK)) {
+                redLockMasters = RedLockMasters.start(lockRedis);
+            }
             String checkerUri = options.checkerUri;
             if (checkerUri == null) {
                 checkerServer = RedisServer.start();
                 checkerUri = checkerServer.uri();
             }
-            FaultHarness harness = new FaultHarness(options, out, lockRedis, checkerUri, runDir);
+            FaultHarness harness = new FaultHarness(options, out, lockRedis, redLockMasters, checkerUri, runDir);
             try {
                 return harness.execute();
             } finally {
@@ -123,6 +131,9 @@ public final class FaultHarness {
             err.println("latchkey-faults: " + e);
             return FAILED;
         } finally {
+            if (redLockMasters != null) {
+                redLockMasters.close();
+            }
             if (lockRedis != null) {
                 lockRedis.close();
             }
@@ -138,7 +149,8 @@ public final class FaultHarness {
                         + "renewal %d ms, command timeout %d ms%n",
                 options.workers, options.threads, String.join(", ", locks), lease(), renewal(), commandTimeout());
         out.printf("Acquisitions: half tryAcquire(%d ms), longer than every outage here; 35 %% acquire(); "
-                + "15 %% tryAcquire(0)%n", options.wait.toMillis());
+                + "15 %% tryAcquire(0); a read-write lock's 3 in 4 read; local hand-off %s%n", options.wait.toMillis(),
+                options.localHandOff ? "on (plain locks, shared reads, RedLocks)" : "off (--no-local-hand-off)");
         CriticalSections sections = options.sections;
         out.printf("Critical sections per 1,000 holds: %d empty, %d of 1-40 ms, %d longer than the renewal period%n",
                 sections.emptyPerMille(), sections.shortPerMille(), sections.longPerMille());
@@ -146,8 +158,12 @@ public final class FaultHarness {
             out.printf("Every hold takes a fixed lease of %d ms, never renewed (--fixed-lease)%n",
                     options.fixedLease.toMillis());
         }
-        out.printf("Lock Redis: %s%nChecker Redis: %s (separate)%nWorker logs and thread dumps (kept if the run fails): %s%n%n",
-                lockRedis.description(), checkerUri, workers.runDir());
+        out.printf("Lock Redis: %s%n", lockRedis.description());
+        if (redLockMasters != null) {
+            out.printf("RedLock masters: %s%n", redLockMasters.description());
+        }
+        out.printf("Checker Redis: %s (separate)%nWorker logs and thread dumps (kept if the run fails): %s%n%n",
+                checkerUri, workers.runDir());
         out.flush();
         workers.start(options.workers);
         ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -170,7 +186,9 @@ public final class FaultHarness {
         String leases = options.fixedLease == null
                 ? "lease " + lease() + " ms, renewal every " + renewal() + " ms"
                 : "fixed lease " + options.fixedLease.toMillis() + " ms, not renewed";
-        FaultReport report = new FaultReport(tallies, checker.counters(), scheduled(), notes, elapsed, leases);
+        KindReport kinds = new KindReport(checker.kindCounters(), locks,
+                redLockMasters == null ? -1 : redLockMasters.scriptCallsPerMaster());
+        FaultReport report = new FaultReport(tallies, checker.counters(), scheduled(), notes, elapsed, leases, kinds);
         out.print(report.render());
         out.flush();
         if (!report.passed()) {
@@ -300,7 +318,9 @@ public final class FaultHarness {
         return List.of(lockRedis.workerUri(), checkerUri, id, Integer.toString(options.threads),
                 Long.toString(lease()), String.join(",", locks), Long.toString(System.nanoTime()),
                 Long.toString(options.fixedLease == null ? 0 : options.fixedLease.toMillis()),
-                options.sections.toString(), Long.toString(options.wait.toMillis()));
+                options.sections.toString(), Long.toString(options.wait.toMillis()),
+                redLockMasters == null ? "-" : String.join(",", redLockMasters.uris()),
+                options.localHandOff ? "on" : "off");
     }
 
     /**

@@ -35,16 +35,24 @@ final class FaultOptions {
     static final String USAGE = String.join("\n",
             "Usage: java -jar latchkey-faults.jar [options]",
             "",
-            "Worker JVMs contend on a few locks (plain and fair) while the harness injects one fault",
-            "after another. A separate checker Redis sees every hold from outside the lock: an entry",
-            "while another holder is inside is an overlap, and a resource guarded by fencing tokens",
-            "refuses stale writers. Prints a table per fault; exits with 1 if a violation is not a",
-            "known limit of that fault (see the README, \"Fault harness\").",
+            "Worker JVMs contend on a few locks (plain, fair, read-write, RedLock) while the harness",
+            "injects one fault after another. A separate checker Redis sees every hold from outside",
+            "the lock: an entry while a holder that excludes it is inside is an overlap (readers",
+            "exclude writers only), and a resource guarded by fencing tokens refuses stale writers",
+            "and readers. Prints a table per fault; exits with 1 if a violation is not a known limit",
+            "of that fault (see the README, \"Fault harness\").",
             "",
             "Options:",
             "  --workers N        worker JVMs                                      (default 3)",
             "  --threads N        lock threads per worker                          (default 2)",
-            "  --locks N          lock names; every third is a fair lock           (default 3)",
+            "  --locks N          lock names, their kinds in turn from --kinds     (default 4)",
+            "  --kinds K,K        plain | fair | read-write | redlock: a read-write lock's holds read",
+            "                     (3 in 4) or write; a RedLock takes 3 masters, the lock's Redis and",
+            "                     two more, unfaulted (single topology only)",
+            "                     (default plain,fair,read-write,redlock; without redlock on sentinel",
+            "                     and cluster)",
+            "  --no-local-hand-off  the workers' clients without local hand-off (it is on by default:",
+            "                     plain locks, shared reads, RedLocks)",
             "  --watchdog D       watchdog timeout (the lease), e.g. 2s            (default 2s)",
             "  --phase D          how long to watch after each fault               (default 3s)",
             "  --wait D           the wait of the tryAcquire(wait) calls (half of them), longer",
@@ -78,6 +86,8 @@ final class FaultOptions {
     final CriticalSections sections;
     final long acquisitions;
     final Set<Fault> faults;
+    final List<LockKind> kinds;
+    final boolean localHandOff;
     final String redisUri;
     final Topology topology;
     final String checkerUri;
@@ -94,6 +104,8 @@ final class FaultOptions {
         this.sections = b.sections;
         this.acquisitions = b.acquisitions;
         this.faults = b.faults;
+        this.kinds = b.kinds;
+        this.localHandOff = b.localHandOff;
         this.redisUri = b.redisUri;
         this.topology = b.topology;
         this.checkerUri = b.checkerUri;
@@ -144,6 +156,12 @@ final class FaultOptions {
                 case "--faults":
                     b.faults = faults(value(args, ++i, option));
                     break;
+                case "--kinds":
+                    b.kinds = kinds(value(args, ++i, option));
+                    break;
+                case "--no-local-hand-off":
+                    b.localHandOff = false;
+                    break;
                 case "--redis":
                     b.redisUri = value(args, ++i, option);
                     break;
@@ -168,6 +186,13 @@ final class FaultOptions {
         }
         if (b.redisUri != null && b.topology != Topology.SINGLE) {
             throw new UsageException("--topology " + b.topology.key() + " starts its own servers; it cannot be given --redis");
+        }
+        if (b.kinds == null) {
+            b.kinds = b.topology == Topology.SINGLE ? List.of(LockKind.values())
+                    : List.of(LockKind.PLAIN, LockKind.FAIR, LockKind.READ_WRITE);
+        } else if (b.kinds.contains(LockKind.REDLOCK) && b.topology != Topology.SINGLE) {
+            throw new UsageException("--kinds redlock needs independent masters: --topology single, not "
+                    + b.topology.key());
         }
         if (b.redisUri != null && b.redisUri.equals(b.checkerUri)) {
             throw new UsageException("--checker must not be the lock's Redis: " + b.checkerUri);
@@ -203,6 +228,19 @@ final class FaultOptions {
             chosen.add(match);
         }
         return chosen;
+    }
+
+    private static List<LockKind> kinds(String list) {
+        List<LockKind> kinds = new ArrayList<>();
+        for (String name : list.split(",")) {
+            LockKind kind = LockKind.of(name.trim());
+            if (kind == null) {
+                throw new UsageException("--kinds: no lock kind named '" + name + "'; the kinds are plain, fair, "
+                        + "read-write, redlock");
+            }
+            kinds.add(kind);
+        }
+        return List.copyOf(kinds);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -259,7 +297,7 @@ final class FaultOptions {
     private static final class Builder {
         int workers = 3;
         int threads = 2;
-        int locks = 3;
+        int locks = 4;
         Duration watchdog = Duration.ofSeconds(2);
         Duration phase = Duration.ofSeconds(3);
         Duration wait = Duration.ofSeconds(10);
@@ -267,6 +305,9 @@ final class FaultOptions {
         CriticalSections sections = CriticalSections.DEFAULT;
         long acquisitions = 0;
         Set<Fault> faults = EnumSet.allOf(Fault.class);
+        /** Null until parsed: the default depends on the topology. */
+        List<LockKind> kinds;
+        boolean localHandOff = true;
         String redisUri;
         Topology topology = Topology.SINGLE;
         String checkerUri;

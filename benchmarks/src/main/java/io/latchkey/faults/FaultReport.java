@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * an overlap that is no known limit of its fault or any accepted stale write, when a
  * {@code tryAcquire(wait)} threw although its wait outlived every outage the harness makes, when a
  * worker hung, or when the checker itself failed. Under the table: each fault's exceptions by call
- * and type.
+ * and type, and the {@link KindReport}.
  */
 final class FaultReport {
 
@@ -23,16 +23,18 @@ final class FaultReport {
     private final List<String> notes;
     private final long elapsedNanos;
     private final String leaseDescription;
+    private final KindReport kinds;
     private final List<String> failures = new ArrayList<>();
 
     FaultReport(Map<Fault, FaultTally> tallies, Map<String, String> counters, List<Fault> schedule,
-            List<String> notes, long elapsedNanos, String leaseDescription) {
+            List<String> notes, long elapsedNanos, String leaseDescription, KindReport kinds) {
         this.tallies = tallies;
         this.counters = counters;
         this.schedule = schedule;
         this.notes = List.copyOf(notes);
         this.elapsedNanos = elapsedNanos;
         this.leaseDescription = leaseDescription;
+        this.kinds = kinds;
     }
 
     String render() {
@@ -97,6 +99,7 @@ final class FaultReport {
         for (String note : notes) {
             text.append("  note: ").append(note).append('\n');
         }
+        text.append(kinds.render());
         text.append('\n');
         if (failures.isEmpty()) {
             text.append(String.format(Locale.ROOT,

@@ -1,6 +1,7 @@
 package io.latchkey.faults;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
@@ -31,11 +32,16 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>It reports to the harness on standard output, one event a line ({@link WorkerEvent}).
  *
+ * <p>A read-write lock's acquisition reads (shared) three times in four and writes otherwise,
+ * drawn afresh each time, so that a worker's threads often read together on its one read hold
+ * in Redis (local hand-off's shared reads) and writers come between them.
+ *
  * <p>Arguments: the lock Redis URI, the checker Redis URI, the worker id, the thread count, the
- * watchdog timeout in ms, the locks ({@code plain:name,fair:name,...}), a random seed, a fixed
- * lease in ms to take instead of the watchdog's (0: the watchdog's), the critical sections'
- * mix ({@link CriticalSections}, {@code empty,short,long} per 1,000 holds), and the wait of the
- * {@code tryAcquire(wait)} calls in ms.
+ * watchdog timeout in ms, the locks ({@code kind:name,...}, the kinds as {@link LockKind#key()}),
+ * a random seed, a fixed lease in ms to take instead of the watchdog's (0: the watchdog's), the
+ * critical sections' mix ({@link CriticalSections}, {@code empty,short,long} per 1,000 holds), the
+ * wait of the {@code tryAcquire(wait)} calls in ms, the RedLock's masters ({@code uri,uri,...},
+ * or {@code -} for none), and {@code on} or {@code off} for local hand-off.
  */
 public final class FaultWorker {
 
@@ -43,11 +49,12 @@ public final class FaultWorker {
     /** Per 100 acquisitions: this many {@code tryAcquire(wait)}, then {@code acquire()} up to the second. */
     private static final int WAIT_SHARE = 50;
     private static final int LOCK_SHARE_END = 85;
+    /** Per 4 acquisitions of a read-write lock: this many read. */
+    private static final int READS_IN_FOUR = 3;
 
     private final Checker checker;
     private final String id;
-    private final List<String> names = new ArrayList<>();
-    private final List<DistributedLock> locks = new ArrayList<>();
+    private final List<WorkerLock> locks = new ArrayList<>();
     private final Duration watchdog;
     private final Duration fixedLease;
     private final Duration wait;
@@ -65,9 +72,31 @@ public final class FaultWorker {
         this.out = out;
         for (String lock : locks.split(",")) {
             String[] kindAndName = lock.split(":", 2);
-            names.add(kindAndName[1]);
-            this.locks.add(kindAndName[0].equals("fair")
-                    ? client.getFairLock(kindAndName[1]) : client.getLock(kindAndName[1]));
+            this.locks.add(WorkerLock.of(client, LockKind.of(kindAndName[0]), kindAndName[1]));
+        }
+    }
+
+    /**
+     * One of the harness's locks as this worker takes it.
+     *
+     * @param readLock a read-write lock's read side; null for the other kinds
+     */
+    private record WorkerLock(String name, LockKind kind, DistributedLock writeLock, DistributedLock readLock) {
+
+        static WorkerLock of(LockClient client, LockKind kind, String name) {
+            switch (kind) {
+                case PLAIN:
+                    return new WorkerLock(name, kind, client.getLock(name), null);
+                case FAIR:
+                    return new WorkerLock(name, kind, client.getFairLock(name), null);
+                case READ_WRITE:
+                    DistributedReadWriteLock readWrite = client.getReadWriteLock(name);
+                    return new WorkerLock(name, kind, readWrite.writeLock(), readWrite.readLock());
+                case REDLOCK:
+                    return new WorkerLock(name, kind, client.getRedLock(name), null);
+                default:
+                    throw new IllegalArgumentException("no lock kind " + kind);
+            }
         }
     }
 
@@ -78,9 +107,9 @@ public final class FaultWorker {
      * @throws Exception if the worker cannot start
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 10) {
+        if (args.length != 12) {
             System.err.println("usage: FaultWorker <lock-uri> <checker-uri> <id> <threads> <watchdog-ms> <locks> <seed> "
-                    + "<fixed-lease-ms> <sections: empty,short,long per 1000> <wait-ms>");
+                    + "<fixed-lease-ms> <sections: empty,short,long per 1000> <wait-ms> <redlock-uris|-> <on|off>");
             System.exit(2);
         }
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
@@ -94,6 +123,12 @@ public final class FaultWorker {
             builder.clusterAddresses(args[0].substring(LockRedis.CLUSTER_PREFIX.length()).split(","));
         } else {
             builder.address(args[0]);
+        }
+        if (!args[10].equals("-")) {
+            builder.redLockAddresses(args[10].split(","));
+        }
+        if (args[11].equals("off")) {
+            builder.noLocalHandOff();
         }
         LockConfig config = builder.build();
         LockClient client = connect(config);
@@ -135,13 +170,13 @@ public final class FaultWorker {
     private void loop(int thread, SplittableRandom random) {
         String holderPrefix = id + ":" + thread + ":";
         for (long seq = 0; ; seq++) {
-            int which = random.nextInt(locks.size());
-            String name = names.get(which);
+            WorkerLock lock = locks.get(random.nextInt(locks.size()));
+            boolean shared = lock.readLock() != null && random.nextInt(4) < READS_IN_FOUR;
             LockCall call = nextCall(random);
             long began = System.nanoTime();
             Optional<LockHold> hold;
             try {
-                hold = acquire(locks.get(which), call);
+                hold = acquire(shared ? lock.readLock() : lock.writeLock(), call);
             } catch (LockException e) {
                 boolean waitOver = call == LockCall.WAIT && System.nanoTime() - began >= wait.toNanos();
                 reportException(thread, waitOver ? LockCall.WAIT_OVER : call, e);
@@ -155,7 +190,7 @@ public final class FaultWorker {
                 continue;
             }
             report(thread, WorkerEvent.ACQUIRED, Long.toString(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - began)));
-            holdAndRelease(thread, name, holderPrefix + seq, hold.get(), random);
+            holdAndRelease(thread, lock, shared, holderPrefix + seq, hold.get(), random);
         }
     }
 
@@ -177,10 +212,12 @@ public final class FaultWorker {
         }
     }
 
-    private void holdAndRelease(int thread, String name, String holder, LockHold hold, SplittableRandom random) {
+    private void holdAndRelease(int thread, WorkerLock lock, boolean shared, String holder, LockHold hold,
+            SplittableRandom random) {
+        String name = lock.name();
         try {
             long token = hold.fencingToken();
-            Checker.Entry entry = checker.enter(name, holder, token);
+            Checker.Entry entry = checker.enter(name, lock.kind(), shared, holder, token);
             report(thread, WorkerEvent.INSIDE, entry.othersInside() + " " + entry.write());
             if (work(random, hold)) {
                 // Told the lease is lost: stop at once, without the last write, as the README's
@@ -189,7 +226,7 @@ public final class FaultWorker {
                 report(thread, WorkerEvent.OUTSIDE, "");
                 return;
             }
-            checker.write(name, holder, token);
+            checker.write(name, lock.kind(), shared, holder, token);
             checker.exit(name, holder);
             report(thread, WorkerEvent.OUTSIDE, "");
         } catch (RuntimeException e) {

@@ -43,7 +43,8 @@ import java.util.stream.Stream;
  *       reach, and commands go on an admin connection of the harness's own.
  * </ul>
  * Commands that fault it ({@code CLIENT KILL}, {@code DEBUG SLEEP}) go straight to the current
- * master, never through the proxy.
+ * master, never through the proxy. With one server (started or given), it is also the first of the RedLock's three masters
+ * ({@link RedLockMasters}).
  */
 final class LockRedis implements AutoCloseable {
 
@@ -131,7 +132,8 @@ final class LockRedis implements AutoCloseable {
         }
     }
 
-    private static String[] serverArgs(boolean aof) {
+    /** @return the arguments of a {@code redis-server} started here: {@code DEBUG} allowed, AOF if asked */
+    static String[] serverArgs(boolean aof) {
         String[] debug = RedisBinary.atLeast(7) ? new String[] {"--enable-debug-command", "yes"} : new String[0];
         String[] persistence = aof ? new String[] {"--appendonly", "yes", "--appendfsync", "always"} : new String[0];
         return Stream.concat(Stream.of(persistence), Stream.of(debug)).toArray(String[]::new);

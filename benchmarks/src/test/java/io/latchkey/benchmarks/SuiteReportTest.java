@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.latchkey.benchmarks.TrialMetrics.Keys;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class SuiteReportTest {
@@ -155,6 +156,44 @@ class SuiteReportTest {
         assertTrue(text.matches("(?s).*wait p99, this JVM +4\\.0 ms .*"), text);
         assertTrue(text.matches("(?s).*wait p99, second JVM +7\\.0 ms .*"), text);
         assertTrue(text.matches("(?s).*longest run of grants to one JVM while the other waited +42 .*"), text);
+    }
+
+    /** A two-JVM run's side metrics: the second JVM as fast as this one, its p99 and the longest run. */
+    private static Properties twoJvmMetrics(long acquisitions, long p99Nanos, long secondP99Nanos, long longestRun) {
+        Properties metrics = metrics(acquisitions, p99Nanos);
+        metrics.setProperty(Keys.ALL_ACQUISITIONS, Long.toString(2 * acquisitions));
+        metrics.setProperty(Keys.COMMAND_PREFIX + "evalsha", Long.toString(acquisitions / 5));
+        metrics.setProperty(Keys.SECOND_JVM_WAIT_P99, Long.toString(secondP99Nanos));
+        metrics.setProperty(Keys.LONGEST_RUN, Long.toString(longestRun));
+        return metrics;
+    }
+
+    @Test
+    void theTwoJvmRedLockRowReportsBothJvmsAgainstRedissonOnlyWithTheTwoJvmTargets() {
+        Scenario red = scenario("redlock-two-jvms");
+        assertEquals(Scenario.Kind.RED, red.kind);
+        assertTrue(TwoJvmBenchmark.class.isAssignableFrom(red.benchmarkClass));
+        assertEquals(Set.of(Library.LATCHKEY, Library.REDISSON), red.libraries);
+        assertEquals(8, red.threads);
+        SuiteReport report = new SuiteReport();
+        report.add(threeForks(red, Library.LATCHKEY, 10_000, twoJvmMetrics(100_000, 4_000_000, 6_000_000, 9)));
+        report.add(threeForks(red, Library.REDISSON, 1_000, twoJvmMetrics(10_000, 50_000_000, 60_000_000, 70)));
+
+        String text = report.render("env");
+
+        assertTrue(text.contains("redlock-two-jvms — one hot RedLock over 3 masters, 2 JVMs × 8 threads\n"), text);
+        // Both JVMs: each fork's score plus the second JVM's 10,000 (Redisson 1,000) a second.
+        assertTrue(text.matches("(?s).*acquisitions/s, both JVMs +20,000 ± 497 +2,000 ± 50 +n/a +10\\.00 faster"
+                + " +≥ 3\\.0 met\\n.*"), text);
+        assertTrue(text.matches("(?s).*wait p99, this JVM +4\\.0 ms ± 0\\.000 ms +50\\.0 ms ± 0\\.000 ms +n/a"
+                + " +0\\.08 better +≤ 0\\.20 met\\n.*"), text);
+        assertTrue(text.matches("(?s).*wait p99, second JVM +6\\.0 ms ± 0\\.000 ms +60\\.0 ms ± 0\\.000 ms .*"), text);
+        assertTrue(text.matches("(?s).*longest run of grants to one JVM while the other waited +9 +70 +n/a +0\\.13\\n.*"), text);
+        // Script calls per acquisition of both JVMs, which the suite reports for each scenario.
+        assertTrue(text.matches("(?s).*\\n  redlock-two-jvms +0\\.100 +0\\.100 +n/a .*"), text);
+        assertTrue(text.matches("(?s).*\\n  redlock-two-jvms +acq +20,000 ± 497 +2,000 ± 50 +10\\.00 faster +n/a"
+                + " +≥ 3\\.0 met .*ok / ok\\n.*"), text);
+        assertFalse(report.failed());
     }
 
     @Test

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The short harness runs that {@code mvn verify} includes: every fault once with three worker
- * JVMs on one Redis, and the two Sentinel failovers (the second to a replica cut off first). (The Cluster topology runs the same code with a
+ * JVMs on one Redis, with a lock of each kind (plain, fair, read-write, RedLock; local hand-off
+ * on), and the two Sentinel failovers (the second to a replica cut off first). (The Cluster topology runs the same code with a
  * Cluster fixture; it is left out here to keep the build's run near a minute and a half.)
  * It asserts only what must hold on any machine however loaded: the harness's own verdict (no
  * violation outside the known limits, no hang), a row per fault, no stale write accepted in any
@@ -35,6 +36,7 @@ class FaultHarnessTest {
     private static final int STALE_ACCEPTED = 5;
     private static final int WAIT_EXCEPTIONS = 6;
     private static final int VERDICT = 12;
+    private static final int KIND_HOLDS = 2;
 
     @Test
     @Tag("fault-runs")
@@ -44,6 +46,7 @@ class FaultHarnessTest {
 
         assertPassedWithRows(output, EnumSet.complementOf(
                 EnumSet.of(Fault.SENTINEL_FAILOVER, Fault.SENTINEL_FAILOVER_LAGGING, Fault.CLUSTER_FAILOVER)));
+        assertEveryKindHeld(output, EnumSet.allOf(LockKind.class));
     }
 
     @Test
@@ -55,6 +58,7 @@ class FaultHarnessTest {
 
         assertPassedWithRows(output, EnumSet.of(Fault.SENTINEL_FAILOVER, Fault.SENTINEL_FAILOVER_LAGGING));
         assertTrue(output.out.contains("fencing counters were behind on it"), output::describe);
+        assertEveryKindHeld(output, EnumSet.of(LockKind.PLAIN, LockKind.FAIR, LockKind.READ_WRITE));
     }
 
     /** The checks can fail: a lease shorter than the critical sections lets holders overlap. */
@@ -105,6 +109,14 @@ class FaultHarnessTest {
         }
     }
 
+    /** Each kind's row in the table per kind: the kind was granted holds, and checked. */
+    private static void assertEveryKindHeld(Output output, Set<LockKind> kinds) {
+        for (LockKind kind : kinds) {
+            String[] cells = row(output.out, "  " + kind.key() + "  ");
+            assertNotEquals("0", cells[KIND_HOLDS], () -> kind + "\n" + output.describe());
+        }
+    }
+
     @Test
     void helpListsTheOptionsAndEveryFault() {
         Output output = run("--help");
@@ -121,6 +133,8 @@ class FaultHarnessTest {
         Output ring = run("--topology", "ring");
         Output tooShort = run("--watchdog", "100ms");
         Output noWait = run("--wait", "0ms");
+        Output unicorn = run("--kinds", "plain,unicorn");
+        Output redLockOnSentinel = run("--topology", "sentinel", "--kinds", "plain,redlock");
 
         assertEquals(FaultHarness.USAGE, unknown.status, unknown::describe);
         assertTrue(unknown.err.contains("no fault named 'earthquake'"), unknown::describe);
@@ -130,16 +144,26 @@ class FaultHarnessTest {
         assertTrue(tooShort.err.contains("--watchdog must be at least 600ms: 100ms"), tooShort::describe);
         assertEquals(FaultHarness.USAGE, noWait.status, noWait::describe);
         assertTrue(noWait.err.contains("--wait must be positive: 0ms"), noWait::describe);
+        assertEquals(FaultHarness.USAGE, unicorn.status, unicorn::describe);
+        assertTrue(unicorn.err.contains("no lock kind named 'unicorn'"), unicorn::describe);
+        assertEquals(FaultHarness.USAGE, redLockOnSentinel.status, redLockOnSentinel::describe);
+        assertTrue(redLockOnSentinel.err.contains("--kinds redlock needs independent masters: --topology single, "
+                + "not sentinel"), redLockOnSentinel::describe);
     }
 
     /** @return the cells of the fault's row in the final table, split where two spaces or more stand */
     private static String[] row(String out, Fault fault) {
+        return row(out, "  " + fault.label + "  ");
+    }
+
+    /** @return the cells of the first line that starts with {@code start} */
+    private static String[] row(String out, String start) {
         for (String line : out.split("\n")) {
-            if (line.startsWith("  " + fault.label + "  ")) {
+            if (line.startsWith(start)) {
                 return line.trim().split("\\s{2,}");
             }
         }
-        throw new AssertionError("no row for " + fault.label + " in\n" + out);
+        throw new AssertionError("no row starting '" + start + "' in\n" + out);
     }
 
     private static Output run(String... args) {

@@ -23,7 +23,7 @@ class FaultReportTest {
         sleep.on(WorkerEvent.EXCEPTION, "w LockTimeoutException Command timed out after 500 ms");
 
         FaultReport report = new FaultReport(tallies, Map.of(), List.of(Fault.RESTART_AOF, Fault.DEBUG_SLEEP),
-                List.of(), 1_000_000_000L, "lease 2000 ms");
+                List.of(), 1_000_000_000L, "lease 2000 ms", new KindReport(Map.of(), List.of("plain:p-1"), -1));
         String text = report.render();
 
         assertFalse(report.passed(), text);

@@ -19,7 +19,9 @@ public interface Wakeups extends AutoCloseable {
      * @param seenSequence {@link #sequence()} as read before the last try
      * @param timeoutNanos the longest wait; positive
      * @return completes normally on a signal newer than {@code seenSequence}, at the timeout, or
-     *     at {@link #interrupt()}, whichever comes first; the caller tries again in each case
+     *     at {@link #interrupt()}, whichever comes first; the caller tries again in each case. The
+     *     caller may also complete it itself, which ends this wait only (a cohort does, when it
+     *     passes the hold on locally): it then hears no more signals, nor keeps any parked
      */
     CompletableFuture<Void> await(long seenSequence, long timeoutNanos);
 

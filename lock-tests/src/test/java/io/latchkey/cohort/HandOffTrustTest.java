@@ -334,7 +334,9 @@ class HandOffTrustTest {
 
     @Test
     void reservedOwnerIdsAreRefusedAndACohortsHoldStaysItsOwn() throws Exception {
-        DistributedLock lock = handingOff().getLock(name);
+        // A long lease: the subject is the refused ids, and a soak beside busy CPU loops once
+        // starved this JVM's watchdog past the class's 1.5 s lease during the refusals.
+        DistributedLock lock = handingOff(settings -> settings.watchdogTimeout(Duration.ofSeconds(30))).getLock(name);
         lock.lock();
         for (long reserved : new long[] {Long.MIN_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE + (1L << 32) - 1}) {
             assertThrows(IllegalArgumentException.class, () -> lock.unlockAsync(reserved));

@@ -17,6 +17,7 @@ import io.latchkey.LockHold;
 import io.latchkey.RedisInspector;
 import io.latchkey.TimingBound;
 import io.latchkey.contract.HotContenders;
+import io.latchkey.contract.TwoHotClients;
 import io.latchkey.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -395,7 +396,7 @@ class LocalHandOffTest {
             }
         }
         assertTrue(stalls.size() <= 1, "the lock stood still (ms): " + stalls);
-        assertTrue(runs(sides).size() >= 10, "the clients hardly took turns: " + runs(sides));
+        assertTrue(TwoHotClients.runs(sides).size() >= 10, "the clients hardly took turns: " + TwoHotClients.runs(sides));
     }
 
     @Test
@@ -403,60 +404,7 @@ class LocalHandOffTest {
         int maxHandOffs = 8;
         List<DistributedLock> locks = List.of(client(builder -> builder.localHandOff(maxHandOffs, Duration.ofSeconds(10))).getLock(name),
                 client(builder -> builder.localHandOff(maxHandOffs, Duration.ofSeconds(10))).getLock(name));
-        List<Integer> grants = Collections.synchronizedList(new ArrayList<>());
-        List<Future<?>> workers = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            int side = i % 2;
-            DistributedLock lock = locks.get(side);
-            workers.add(threads.submit(() -> {
-                for (int n = 0; n < 60; n++) {
-                    lock.lock();
-                    try {
-                        grants.add(side);
-                    } finally {
-                        lock.unlock();
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> worker : workers) {
-            worker.get(60, TimeUnit.SECONDS);
-        }
-        // Only while both sides still had several threads at work: at the end, one side's last
-        // thread is too seldom a waiter to count as contending. The first run is left out too:
-        // it may begin before the other side's first try marked it as waiting.
-        int lastOfSide0 = grants.lastIndexOf(0);
-        int lastOfSide1 = grants.lastIndexOf(1);
-        List<Integer> contended = grants.subList(0, Math.max(0, Math.min(lastOfSide0, lastOfSide1) - 120));
-        List<Integer> runs = runs(contended);
-        List<Integer> afterFirst = runs.isEmpty() ? runs : runs.subList(1, runs.size());
-        int bound = maxHandOffs + 1; // one Redis hold and its hand-offs
-        long withinBound = afterFirst.stream().filter(run -> run <= bound).count();
-        int longest = afterFirst.stream().mapToInt(Integer::intValue).max().orElse(0);
-        assertTrue(afterFirst.size() >= 10, "the clients hardly took turns: " + runs);
-        // The bound counts from the moment the holder's client learns that the other waits (a
-        // notice on the lock's channel, or its own read of the mark every half bound), and a
-        // turn lasts 250 ms: on a loaded machine (CI's run, with other builds) the notice or the
-        // other client's woken waiter is now and then late, and one run spans several Redis holds
-        // (73, 77 and 84 grants were seen). Without the turns, runs of hundreds were common, and
-        // one client often had most of the grants in a single run.
-        assertTrue(withinBound >= afterFirst.size() * 3 / 4 && longest <= contended.size() / 2,
-                "runs of one client while the other waited, bound " + bound + ", of " + contended.size()
-                        + " contended grants: " + runs);
-    }
-
-    /** The lengths of the runs of equal elements, in order. */
-    private static List<Integer> runs(List<Integer> grants) {
-        List<Integer> runs = new ArrayList<>();
-        int run = 0;
-        for (int i = 0; i < grants.size(); i++) {
-            run = i > 0 && grants.get(i).equals(grants.get(i - 1)) ? run + 1 : 1;
-            if (i + 1 == grants.size() || !grants.get(i + 1).equals(grants.get(i))) {
-                runs.add(run);
-            }
-        }
-        return runs;
+        TwoHotClients.assertTurnsWithinBound(TwoHotClients.grants(threads, locks, 8, 60), maxHandOffs);
     }
 
     @Test

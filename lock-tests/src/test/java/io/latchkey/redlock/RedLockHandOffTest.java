@@ -14,6 +14,7 @@ import io.latchkey.LockHold;
 import io.latchkey.TimingBound;
 import io.latchkey.contract.CriticalSection;
 import io.latchkey.contract.HotContenders;
+import io.latchkey.contract.TwoHotClients;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -224,6 +225,19 @@ class RedLockHandOffTest {
             contenders.stop();
         }
         contenders.awaitStopped();
+    }
+
+    @Test
+    void twoHotClientsTakeTheRedLockInTurnsAllAlong() throws Exception {
+        // The two JVMs of the benchmarks' redlock-two-jvms, as two clients: each passes the quorum
+        // hold on among its threads, and gives the other its turn within the same bound in grants
+        // as the plain lock (LocalHandOffTest's twoHotClientsTakeTurnsAllAlong).
+        int maxHandOffs = 8;
+        List<DistributedLock> locks = List.of(
+                client(builder -> builder.localHandOff(maxHandOffs, Duration.ofSeconds(10))).getRedLock(name),
+                client(builder -> builder.localHandOff(maxHandOffs, Duration.ofSeconds(10))).getRedLock(name));
+        TwoHotClients.assertTurnsWithinBound(TwoHotClients.grants(threads, locks, 8, 60), maxHandOffs);
+        assertFalse(handOffs.isEmpty(), "no local hand-off");
     }
 
     @Test

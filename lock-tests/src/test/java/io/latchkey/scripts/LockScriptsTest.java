@@ -12,9 +12,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -330,7 +327,7 @@ class LockScriptsTest {
         server.command("ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "&*", "+@all", "-incrby");
         RedisClient limitedClient = RedisClient.create("redis://no-incr:pw@" + server.host() + ":" + server.port());
         try (StatefulRedisConnection<String, String> limited = limitedClient.connect()) {
-            assertThatThrownBy(() -> limited.sync().eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
+            assertThatThrownBy(() -> limited.sync().eval(script("lock/acquire.lua"), ScriptOutputType.MULTI,
                     new String[] {LOCK, COUNTER}, "10000", OWNER, "refused-call", ""))
                     .hasMessageContaining("can't run this command");
 
@@ -524,7 +521,7 @@ class LockScriptsTest {
         redis.hset("other-lock", OTHER, "1");
         redis.pexpire("other-lock", 1_000);
 
-        List<Object> renewed = redis.eval(script("internal/watchdog/renew.lua"), ScriptOutputType.MULTI,
+        List<Object> renewed = redis.eval(script("watchdog/renew.lua"), ScriptOutputType.MULTI,
                 new String[] {LOCK, "other-lock", "gone-lock"}, "30000", OWNER, OWNER, OWNER);
 
         assertThat(renewed).containsExactly(1L, 0L, 0L);
@@ -537,7 +534,7 @@ class LockScriptsTest {
     void renewNeverShortensALongerLease() {
         acquire(OWNER, 60_000);
 
-        List<Object> renewed = redis.eval(script("internal/watchdog/renew.lua"), ScriptOutputType.MULTI,
+        List<Object> renewed = redis.eval(script("watchdog/renew.lua"), ScriptOutputType.MULTI,
                 new String[] {LOCK}, "1000", OWNER);
 
         assertThat(renewed).containsExactly(1L);
@@ -549,7 +546,7 @@ class LockScriptsTest {
         acquire(OWNER, 1_000);
         redis.set("now-a-string", "x");
 
-        List<Object> renewed = redis.eval(script("internal/watchdog/renew.lua"), ScriptOutputType.MULTI,
+        List<Object> renewed = redis.eval(script("watchdog/renew.lua"), ScriptOutputType.MULTI,
                 new String[] {"now-a-string", LOCK}, "30000", OWNER, OWNER);
 
         assertThat(renewed).containsExactly(0L, 1L);
@@ -722,7 +719,7 @@ class LockScriptsTest {
     }
 
     private static List<Long> acquire(String lock, String owner, long leaseMillis, String call, String held) {
-        List<Object> reply = redis.eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
+        List<Object> reply = redis.eval(script("lock/acquire.lua"), ScriptOutputType.MULTI,
                 new String[] {lock, LockKeys.of(lock).fenceCounter()}, Long.toString(leaseMillis), owner, call, held);
         return reply.stream().map(Long.class::cast).toList();
     }
@@ -732,19 +729,19 @@ class LockScriptsTest {
     }
 
     private static Long release(String owner, String call, String mode) {
-        return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
+        return redis.eval(script("lock/release.lua"), ScriptOutputType.INTEGER,
                 new String[] {LOCK, CHANNEL}, owner, "publish", call, mode);
     }
 
     /** @return release.lua's answer to mode 'end' for the hold with this token */
     private static Long end(String owner, long token) {
-        return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
+        return redis.eval(script("lock/release.lua"), ScriptOutputType.INTEGER,
                 new String[] {LOCK, CHANNEL}, owner, "publish", "call-" + ++calls, "end", Long.toString(token));
     }
 
     /** acquire.lua as a cohort calls it: a block of 32 tokens, the mark, the turn and the channel. */
     private static List<Long> cohortAcquire(String owner) {
-        List<Object> reply = redis.eval(script("internal/lock/acquire.lua"), ScriptOutputType.MULTI,
+        List<Object> reply = redis.eval(script("lock/acquire.lua"), ScriptOutputType.MULTI,
                 new String[] {LOCK, COUNTER, WAITING, TURN, CHANNEL}, "10000", owner, "call-" + ++calls, "", "32", "publish");
         return reply.stream().map(Long.class::cast).toList();
     }
@@ -755,12 +752,12 @@ class LockScriptsTest {
 
     /** release.lua as a cohort calls it: with the mark, the turn, a turn of 250 ms and a mark of 10 s. */
     private static Long cohortRelease(String owner, String mode) {
-        return redis.eval(script("internal/lock/release.lua"), ScriptOutputType.INTEGER,
+        return redis.eval(script("lock/release.lua"), ScriptOutputType.INTEGER,
                 new String[] {LOCK, CHANNEL, WAITING, TURN}, owner, "publish", "call-" + ++calls, mode, "", "250", "10000");
     }
 
     private static Long forceRelease() {
-        return redis.eval(script("internal/lock/force-release.lua"), ScriptOutputType.INTEGER,
+        return redis.eval(script("lock/force-release.lua"), ScriptOutputType.INTEGER,
                 new String[] {LOCK, CHANNEL}, "publish");
     }
 
@@ -778,11 +775,6 @@ class LockScriptsTest {
     }
 
     private static String script(String path) {
-        try (InputStream in = LockScriptsTest.class.getResourceAsStream("/io/latchkey/" + path)) {
-            assertThat(in).as("script resource %s", path).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        return ScriptsOnRedis.script(path);
     }
 }

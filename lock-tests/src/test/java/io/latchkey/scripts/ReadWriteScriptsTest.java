@@ -10,9 +10,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -122,11 +119,7 @@ class ReadWriteScriptsTest {
     }
 
     private static String semaphoreScript() {
-        try (InputStream in = ReadWriteScriptsTest.class.getResourceAsStream("/io/latchkey/internal/semaphore/acquire.lua")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        return ScriptsOnRedis.script("semaphore/acquire.lua");
     }
 
     @Test
@@ -896,11 +889,6 @@ class ReadWriteScriptsTest {
     }
 
     private static String script(String name) {
-        try (InputStream in = ReadWriteScriptsTest.class.getResourceAsStream("/io/latchkey/internal/rw/" + name)) {
-            assertThat(in).as("script resource %s", name).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        return ScriptsOnRedis.script("rw/" + name);
     }
 }

@@ -1,9 +1,11 @@
 package io.latchkey.internal.client;
 
 import io.latchkey.LockConfig;
+import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
 import io.latchkey.internal.redis.Redaction;
 import io.latchkey.internal.redis.RedisExecutor;
+import io.latchkey.internal.redis.Retries;
 import io.latchkey.internal.wakeup.UnlockSubscriptions;
 import io.latchkey.internal.wakeup.UnlockSubscriptions.SubscriptionCommands;
 import io.latchkey.spi.Ticker;
@@ -23,7 +25,10 @@ import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.DisconnectedEvent;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -53,6 +58,8 @@ final class ClusterTopology implements RedisTopology {
     /** The least time between two refreshes that redirections or reconnects trigger. */
     static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofSeconds(1);
     private static final int SHARDED_PUBSUB_MAJOR_VERSION = 7;
+    private static final long VERSION_RETRY_FIRST_PAUSE_MILLIS = 20;
+    private static final long VERSION_RETRY_MAX_PAUSE_MILLIS = 200;
 
     private final RedisClusterClient client;
     private final StatefulRedisClusterConnection<String, String> connection;
@@ -110,13 +117,17 @@ final class ClusterTopology implements RedisTopology {
         try {
             StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8);
             StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-            boolean useShardedPubSub = everyMasterAtLeast(connection, SHARDED_PUBSUB_MAJOR_VERSION);
+            Retries retries = new Retries(resources.timer(), ticker, VERSION_RETRY_FIRST_PAUSE_MILLIS, VERSION_RETRY_MAX_PAUSE_MILLIS);
+            long deadlineNanos = ticker.read() + ConnectionOptions.connectTimeout(config).toNanos();
+            boolean useShardedPubSub = everyMasterAtLeast(connection, SHARDED_PUBSUB_MAJOR_VERSION, retries, deadlineNanos);
             log.debug("Connected to {}; unlock messages use {} pub/sub", where, useShardedPubSub ? "sharded" : "classic");
             return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where, ticker);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
+            // A version probe's failure arrives wrapped, as join() throws it.
+            RuntimeException cause = e instanceof CompletionException && e.getCause() instanceof RuntimeException probe ? probe : e;
             // The credentials and TLS of the first seed apply to all.
-            throw LockExceptions.connectFailed(where, LoginProbe.explain(e, uris.get(0), config, resources.lettuce()));
+            throw LockExceptions.connectFailed(where, LoginProbe.explain(cause, uris.get(0), config, resources.lettuce()));
         }
     }
 
@@ -125,17 +136,22 @@ final class ClusterTopology implements RedisTopology {
      * its version: one master older than {@code major} would reject SPUBLISH for its slots.
      * Lettuce opens node connections on first use, and a command sent while its connection is
      * still opening is rejected, so opening them now spares the first lock calls that failure.
+     * A master whose connection was down when asked (seen once in CI, on a loaded machine) is
+     * asked again while the connect timeout lasts: Lettuce reconnects it meanwhile.
      */
-    private static boolean everyMasterAtLeast(StatefulRedisClusterConnection<String, String> connection, int major) {
-        boolean atLeast = true;
+    private static boolean everyMasterAtLeast(StatefulRedisClusterConnection<String, String> connection, int major,
+                                              Retries retries, long deadlineNanos) {
+        List<CompletableFuture<Integer>> versions = new ArrayList<>();
         for (RedisClusterNode node : connection.getPartitions()) {
             if (node.is(NodeFlag.UPSTREAM)) {
                 RedisURI uri = node.getUri();
-                String info = connection.getConnection(uri.getHost(), uri.getPort()).sync().info("server");
-                atLeast &= majorVersion(info) >= major;
+                versions.add(retries.until(() -> connection.getConnectionAsync(uri.getHost(), uri.getPort())
+                        .thenCompose(master -> master.async().info("server"))
+                        .thenApply(ClusterTopology::majorVersion)
+                        .toCompletableFuture(), Failures::wasRejectedUnsent, deadlineNanos));
             }
         }
-        return atLeast;
+        return versions.stream().allMatch(version -> version.join() >= major);
     }
 
     /** Opens the connections to masters that a topology change brought, before commands need them. */

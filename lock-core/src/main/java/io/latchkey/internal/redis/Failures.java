@@ -8,6 +8,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.cluster.PartitionSelectorException;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -82,13 +83,32 @@ public final class Failures {
         if (!isOutcomeUnknown(failure)) {
             return false;
         }
+        return !wasRejectedUnsent(failure);
+    }
+
+    /**
+     * @param failure a failure as a future reports it
+     * @return true if Lettuce rejected the command before sending it (see {@link #mayHaveRun}):
+     *     it did not run, and may be sent again once the connection is back
+     */
+    public static boolean wasRejectedUnsent(Throwable failure) {
         int depth = 0;
         for (Throwable cause = failure; cause != null && depth++ < MAX_CAUSES; cause = cause.getCause()) {
-            if (cause.getClass() == RedisException.class && String.valueOf(cause.getMessage()).startsWith("Currently not connected")) {
-                return false;
+            if (isUnsent(cause)) {
+                return true;
             }
         }
-        return true;
+        return false;
+    }
+
+    /**
+     * A command that Lettuce rejected before sending it: while the connection was down, or in a
+     * Cluster whose view had no master for the command's slot (mid-failover: "Cannot determine a
+     * partition for slot"). Redis could not be reached for it, and it did not run.
+     */
+    private static boolean isUnsent(Throwable cause) {
+        return cause instanceof PartitionSelectorException
+                || (cause.getClass() == RedisException.class && String.valueOf(cause.getMessage()).startsWith("Currently not connected"));
     }
 
     /**
@@ -151,7 +171,7 @@ public final class Failures {
                 return Kind.REFUSED;
             }
             if (cause instanceof LockConnectionException || cause instanceof RedisConnectionException
-                    || cause instanceof IOException) {
+                    || cause instanceof IOException || cause instanceof PartitionSelectorException) {
                 return Kind.CONNECTION;
             }
             if (cause instanceof NotSent) {

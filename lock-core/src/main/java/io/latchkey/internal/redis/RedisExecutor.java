@@ -16,7 +16,6 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -45,8 +44,8 @@ public final class RedisExecutor implements ScriptRunner {
     private final Duration commandTimeout;
     private final String description;
     private final ToIntFunction<String> shardOfKey;
-    /** Schedules retries of TRYAGAIN replies in a Cluster; null where they cannot occur. */
-    private final @Nullable Timer retryScheduler;
+    /** Retries TRYAGAIN replies in a Cluster; null where they cannot occur. */
+    private final @Nullable Retries tryAgainRetries;
     /** Bounds those retries by the command timeout; null where they cannot occur. */
     private final @Nullable Ticker ticker;
     /** The cluster connection, whose node connections carry WAIT; null for a single server. */
@@ -73,7 +72,8 @@ public final class RedisExecutor implements ScriptRunner {
         this.commandTimeout = commandTimeout;
         this.description = Redaction.inText(description);
         this.shardOfKey = shardOfKey;
-        this.retryScheduler = retryScheduler;
+        this.tryAgainRetries = retryScheduler == null || ticker == null ? null
+                : new Retries(retryScheduler, ticker, FIRST_RETRY_DELAY_MILLIS, MAX_RETRY_DELAY_MILLIS);
         this.ticker = ticker;
     }
 
@@ -140,39 +140,12 @@ public final class RedisExecutor implements ScriptRunner {
     }
 
     private <T> CompletableFuture<T> retryingTryAgain(Supplier<CompletableFuture<T>> call) {
-        Timer scheduler = retryScheduler;
+        Retries retries = tryAgainRetries;
         Ticker clock = ticker;
-        if (scheduler == null || clock == null) {
+        if (retries == null || clock == null) {
             return call.get();
         }
-        return attempt(call, scheduler, clock, clock.read() + commandTimeout.toNanos(), FIRST_RETRY_DELAY_MILLIS);
-    }
-
-    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, Timer scheduler, Ticker clock,
-                                             long deadlineNanos, long delayMillis) {
-        return call.get().handle((reply, failure) -> {
-            if (failure == null) {
-                return CompletableFuture.completedFuture(reply);
-            }
-            if (!isTryAgain(failure)
-                    || clock.read() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - deadlineNanos > 0) {
-                return CompletableFuture.<T>failedFuture(failure);
-            }
-            CompletableFuture<T> retried = new CompletableFuture<>();
-            try {
-                scheduler.newTimeout(due -> attempt(call, scheduler, clock, deadlineNanos, Math.min(delayMillis * 2, MAX_RETRY_DELAY_MILLIS))
-                        .whenComplete((again, againFailure) -> {
-                            if (againFailure == null) {
-                                retried.complete(again);
-                            } else {
-                                retried.completeExceptionally(againFailure);
-                            }
-                        }), delayMillis, TimeUnit.MILLISECONDS);
-            } catch (IllegalStateException clientClosing) {
-                return CompletableFuture.<T>failedFuture(failure);
-            }
-            return retried;
-        }).thenCompose(Function.identity());
+        return retries.until(call, RedisExecutor::isTryAgain, clock.read() + commandTimeout.toNanos());
     }
 
     /**

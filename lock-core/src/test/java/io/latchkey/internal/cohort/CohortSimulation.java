@@ -4,7 +4,7 @@ import io.latchkey.spi.CohortRedis;
 import io.latchkey.LocalHandOff;
 import io.latchkey.internal.redis.Failures;
 import io.latchkey.internal.redis.LockExceptions;
-import io.latchkey.internal.time.ManualTicker;
+import io.latchkey.internal.simulation.SeededSchedule;
 import io.latchkey.internal.time.ManualTimer;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldRegistry;
@@ -44,7 +44,7 @@ import java.util.function.Supplier;
  * a client's hand-offs are bounded while an owner of another client waits; and once every owner
  * has left, no cohort, hold, mark or turn is left. Not thread-safe: one thread runs it.
  */
-final class CohortSimulation {
+final class CohortSimulation extends SeededSchedule {
 
     static final Duration LEASE = Duration.ofMillis(600);
     static final Duration COMMAND = Duration.ofMillis(50);
@@ -66,34 +66,16 @@ final class CohortSimulation {
         static final Faults SOME_AND_CLOSE = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0.0005, 0.001, 0.02);
     }
 
-    /** A broken invariant, with the seed and the events that led to it. */
-    static final class Violation extends AssertionError {
-        private static final long serialVersionUID = 1L;
-
-        Violation(String message) {
-            super(message);
-        }
-    }
-
-    private final long seed;
-    private final Random random;
-    private final ManualTicker clock = new ManualTicker();
-    private final ManualTimer timer = ManualTimer.manual(clock);
     private final LockModel model = new LockModel(clock);
     private final Faults faults;
     private final List<Client> clients = new ArrayList<>();
     private final List<Owner> owners = new ArrayList<>();
-    /** Owners whose next step is due, in the order they became due. */
-    private final ArrayDeque<Runnable> ready = new ArrayDeque<>();
-    private final ArrayDeque<Event> trace = new ArrayDeque<>();
-    private final boolean traced;
     private long maxToken;
     /** The token of every hold an owner began: one token, one hold. */
     private final java.util.Set<Long> admittedTokens = new java.util.HashSet<>();
     /** Holds with tokens up to this one were force-unlocked under their owners. */
     private long exemptUpTo;
     private long lockBusyUntilNanos;
-    private int steps;
     private final Map<Client, Integer> bypass = new HashMap<>();
 
     /**
@@ -102,10 +84,8 @@ final class CohortSimulation {
      */
     CohortSimulation(long seed, int clientCount, int ownersPerClient, int attemptsPerOwner, int hotAttempts, Faults faults,
                      boolean traced) {
-        this.seed = seed;
-        this.random = new Random(seed);
+        super(seed, traced, 600, "latchkey.simulation.seed");
         this.faults = faults;
-        this.traced = traced;
         for (int c = 0; c < clientCount; c++) {
             Client client = new Client("c" + c);
             clients.add(client);
@@ -116,29 +96,8 @@ final class CohortSimulation {
         }
     }
 
-    /**
-     * Runs the schedule to its end.
-     *
-     * @return the steps taken
-     * @throws Violation if an invariant broke
-     */
-    int run() {
-        int limit = 200_000;
-        while (!finished()) {
-            if (++steps > limit) {
-                fail("no end after " + limit + " steps: " + describeOwners());
-            }
-            step();
-            check();
-        }
-        checkLeftNothing();
-        return steps;
-    }
-
-    private boolean finished() {
-        if (!ready.isEmpty()) {
-            return false;
-        }
+    @Override
+    protected boolean settled() {
         for (Owner owner : owners) {
             if (!owner.done()) {
                 return false;
@@ -149,72 +108,41 @@ final class CohortSimulation {
                 return false;
             }
         }
-        // And what the timer still owes (a withdrawal tried again, a lease check) has run.
-        return timer.pending() == 0;
+        return true;
     }
 
     // ---- the scheduler -------------------------------------------------------------------------
 
-    private final List<Runnable> choices = new ArrayList<>();
-    private final List<String> names = new ArrayList<>();
-
-    private void step() {
-        choices.clear();
-        names.clear();
-        if (!ready.isEmpty()) {
-            choose(() -> ready.poll().run(), "owner step", null);
-        }
+    @Override
+    protected void offerChoices() {
         for (Client client : clients) {
             if (!client.commands.isEmpty()) {
-                choose(client::execute, client.id, " command");
+                choose(client::execute, () -> client.id + " command");
             }
             if (!client.answers.isEmpty()) {
-                choose(client::answer, client.id, " answer");
+                choose(client::answer, () -> client.id + " answer");
             }
             if (!client.messages.isEmpty()) {
-                choose(client::deliver, client.id, " message");
+                choose(client::deliver, () -> client.id + " message");
             }
         }
         if (random.nextInt(16) == 0) {
             Owner asking = owners.get(random.nextInt(owners.size()));
             if (!asking.client.closed) {
-                choose(asking::query, asking.toString(), " asks whether it holds");
+                choose(asking::query, () -> asking + " asks whether it holds");
             }
         }
         for (Owner owner : owners) {
             if (owner.mayStart()) {
-                choose(owner::start, owner.toString(), " start");
+                choose(owner::start, () -> owner + " start");
             } else if (owner.mayRelease()) {
-                choose(owner::release, owner.toString(), " release");
+                choose(owner::release, () -> owner + " release");
             }
         }
-        // Time moves on when nothing else is left (by up to a tenth of a second, so that what
-        // waits for the timer comes soon), and now and then anyway.
-        boolean idle = choices.isEmpty();
-        int pick;
-        if (idle || random.nextInt(8) == 0) {
-            long millis = 1 + random.nextInt(idle ? 100 : random.nextInt(10) == 0 ? 200 : 15);
-            choose(() -> {
-                log("time +" + millis + " ms");
-                timer.advance(Duration.ofMillis(millis));
-            }, null, null);
-        }
-        pick = random.nextInt(choices.size());
-        if (traced && names.get(pick) != null) {
-            log(names.get(pick));
-        }
-        choices.get(pick).run();
-        injectFaults();
     }
 
-    private void choose(Runnable choice, String who, String what) {
-        choices.add(choice);
-        if (traced) {
-            names.add(who == null ? null : what == null ? who : who + what);
-        }
-    }
-
-    private void injectFaults() {
+    @Override
+    protected void injectFaults() {
         if (chance(faults.forgeForce)) {
             long forged = Math.max(1, maxToken - 2 + random.nextInt(4));
             log("FAULT forged !force:" + forged);
@@ -254,36 +182,15 @@ final class CohortSimulation {
         }
     }
 
-    private boolean chance(double probability) {
-        return probability > 0 && random.nextDouble() < probability;
-    }
-
-    /** Traced only when asked: a failing seed is run again with its trace (the same schedule). */
-    private void log(String event) {
-        if (traced) {
-            trace.add(new Event(steps, clock.read(), event));
-            if (trace.size() > 600) {
-                trace.poll();
-            }
-        }
-    }
-
-    /** One line of the trace, formatted only when printed. */
-    private record Event(int step, long nanos, String what) {
-        @Override
-        public String toString() {
-            return String.format("%6d %8.3f ms  %s", step, nanos / 1e6, what);
-        }
-    }
-
-    private void fail(String what) {
-        throw new Violation("seed " + seed + ": " + what + "\n  model: " + model + "\n  last events:\n    "
-                + String.join("\n    ", trace.stream().map(Event::toString).toList()) + "\n  replay: -Dlatchkey.simulation.seed=" + seed);
+    @Override
+    protected String describeState() {
+        return "model: " + model;
     }
 
     // ---- invariants ----------------------------------------------------------------------------
 
-    private void check() {
+    @Override
+    protected void check() {
         long now = clock.read();
         Owner holder = null;
         for (Owner owner : owners) {
@@ -355,7 +262,8 @@ final class CohortSimulation {
         bypass.remove(owner.client);
     }
 
-    private void checkLeftNothing() {
+    @Override
+    protected void checkLeftNothing() {
         for (Client client : clients) {
             if (!client.closed && client.cohorts.size() != 0) {
                 fail(client.id + " kept a cohort after every owner left: " + client.cohorts);
@@ -373,7 +281,8 @@ final class CohortSimulation {
         }
     }
 
-    private String describeOwners() {
+    @Override
+    protected String describeOwners() {
         StringBuilder out = new StringBuilder();
         owners.forEach(owner -> out.append("\n    ").append(owner).append(' ').append(owner.state));
         return out.toString();

@@ -3,12 +3,15 @@ package io.latchkey.internal.redis;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.latchkey.LockConnectionException;
 import io.latchkey.LockException;
 import io.latchkey.LockRefusedException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.cluster.PartitionSelectorException;
+import io.lettuce.core.cluster.models.partitions.Partitions;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
@@ -53,6 +56,20 @@ class FailuresTest {
         assertTrue(Failures.mayHaveRun(LockExceptions.timedOut(LOCK, TIMEOUT, null)));
         assertTrue(Failures.mayHaveRun(LockExceptions.unreachable(LOCK, new ClosedChannelException())));
         assertFalse(Failures.mayHaveRun(wrapped(new RedisCommandExecutionException("LOADING Redis is loading"))));
+    }
+
+    /**
+     * Found by the fault harness's Cluster run: mid-failover, Lettuce's view of the cluster had no
+     * master for a slot, and waits that outlasted the failover threw this as a plain LockException
+     * instead of trying again within the wait.
+     */
+    @Test
+    void aSlotWithoutAMasterInTheClustersViewIsAConnectionFailureOfACallThatDidNotRun() {
+        PartitionSelectorException noMaster = new PartitionSelectorException("Cannot determine a partition for slot 3625.", new Partitions());
+        RuntimeException translated = translate(new CompletionException(noMaster));
+        assertTrue(translated instanceof LockConnectionException, translated.toString());
+        assertFalse(Failures.mayHaveRun(wrapped(noMaster)), "the command was never sent");
+        assertTrue(Failures.isOutcomeUnknown(wrapped(noMaster)), "a release rejected so is still owed");
     }
 
     @Test

@@ -138,6 +138,11 @@ final class RedLockWakeups implements Wakeups {
             for (int i = 0; i < masters.size(); i++) {
                 parked.add(null);
             }
+            // The caller may end the wait itself by completing it, as a cohort does when it passes
+            // the hold on locally: the masters' waits must leave then too. Left parked, each would
+            // be its channel's oldest waiter and take the next unlock message for a round that
+            // waits no more, while the attempt's next round, parked behind it, never hears it.
+            done.whenComplete((ok, failure) -> end(null));
         }
 
         synchronized boolean ending() {
@@ -153,8 +158,7 @@ final class RedLockWakeups implements Wakeups {
 
         /**
          * Parks a wait on master {@code index}. A round that ended while it was being parked
-         * interrupts it here, as {@link #end} did not see it yet; one that the master already
-         * ended is not interrupted, since that interrupt would be kept for its next wait.
+         * ends it here, as {@link #end} did not see it yet.
          */
         private void park(int index, long timeoutNanos) {
             Wakeups master = masters.get(index);
@@ -164,8 +168,8 @@ final class RedLockWakeups implements Wakeups {
                 parked.set(index, wait);
                 endedMeanwhile = ending;
             }
-            if (endedMeanwhile && !wait.isDone()) {
-                master.interrupt();
+            if (endedMeanwhile) {
+                wait.complete(null);
             }
             wait.whenComplete((ok, failure) -> masterWoke(index, failure));
         }
@@ -225,30 +229,31 @@ final class RedLockWakeups implements Wakeups {
         }
 
         /**
-         * Ends the round and the masters' waits that are still parked. A master wait that has
-         * already ended is left alone: an interrupt that finds no wait parked is kept for the
+         * Ends the round and its own master waits, by completing them, which ends each of those
+         * waits only. Not by the masters' interrupts: an interrupt ends a master's latest wait,
+         * which may be the next round's already (the caller's completion of this round runs
+         * first, and may have parked it), and one that finds no wait parked is kept for the
          * master's next wait, which would then end the next round at once.
          */
         void end(@Nullable Throwable failure) {
             Timeout pending;
-            List<Integer> stillParked = new ArrayList<>(masters.size());
+            List<CompletableFuture<Void>> stillParked = new ArrayList<>(masters.size());
             synchronized (this) {
                 if (ending) {
                     return;
                 }
                 ending = true;
                 pending = timeout;
-                for (int i = 0; i < parked.size(); i++) {
-                    CompletableFuture<Void> wait = parked.get(i);
+                for (CompletableFuture<Void> wait : parked) {
                     if (wait != null && !wait.isDone()) {
-                        stillParked.add(i);
+                        stillParked.add(wait);
                     }
                 }
             }
             if (pending != null) {
                 pending.cancel();
             }
-            stillParked.forEach(index -> masters.get(index).interrupt());
+            stillParked.forEach(wait -> wait.complete(null));
             if (failure == null) {
                 done.complete(null);
             } else {

@@ -1,5 +1,6 @@
 package io.latchkey.redlock.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,8 +9,11 @@ import io.latchkey.spi.Wakeups;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -20,14 +24,16 @@ import org.junit.jupiter.api.Test;
  * loop checks whether its attempt is over, then parks the next wait; a cancel or an interrupt
  * that lands between the two would otherwise be heard by nobody, and the wait would run its
  * whole bound (forever, for {@code lock()} against a key without expiry). And since a master's
- * wake-ups may keep such an interrupt too, a round interrupts only the master waits still parked,
- * and a master wait that an old interrupt ends does not end the round.
+ * wake-ups may keep such an interrupt too, a round ends its own master waits, not by the masters'
+ * interrupts, and a master wait that an old interrupt ends does not end the round. A round that
+ * its caller ends leaves no master wait parked, to take a message meant for the next round.
  */
 class RedLockWakeupsTest {
 
     /** Far longer than any test here may take, so that a wait that runs it out fails the test. */
     private static final long LONG_WAIT_NANOS = TimeUnit.MINUTES.toNanos(10);
     private static final Duration PROMPTLY = Duration.ofSeconds(5);
+    private static final long JITTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Timer timer = new HashedWheelTimer();
     private final RedLockWakeups wakeups = new RedLockWakeups(List.of(), timer, Ticker.system(), TimeUnit.MILLISECONDS.toNanos(1));
@@ -115,9 +121,107 @@ class RedLockWakeupsTest {
         overOne.close();
     }
 
+    @Test
+    void aRoundThatItsCallerEndedLeavesNoMasterWaitToTakeTheNextRoundsMessage() {
+        // A RedLock attempt with local hand-off waits through the cohort's wake-ups, which end the
+        // round by completing it when the cohort passes the hold on, and then wait again if the
+        // hold went to another owner. Two clients hot on one RedLock: the other's release with a
+        // turn for this client published its unlock on every master, and each message went to a
+        // master wait of such an ended round, parked before the live one; nobody tried.
+        ManualClock clock = new ManualClock();
+        ChannelMaster master = new ChannelMaster();
+        RedLockWakeups overOne = new RedLockWakeups(List.of(master), clock, clock, JITTER_NANOS);
+
+        CompletableFuture<Void> passedOnLocally = overOne.await(overOne.sequence(), LONG_WAIT_NANOS);
+        passedOnLocally.complete(null);
+        CompletableFuture<Void> next = overOne.await(overOne.sequence(), LONG_WAIT_NANOS);
+        master.message();
+        clock.advanceTo(JITTER_NANOS);
+
+        assertTrue(next.isDone(), "an unlock message went to the master wait of a round that had ended");
+        assertEquals(0, master.parked());
+    }
+
+    @Test
+    void aRoundThatItsCallerEndedAndWaitedAgainInItsCompletionEndsItsOwnMasterWaitOnly() {
+        // The caller's completion runs before the round's own: the next round's master wait is
+        // then the master's latest, the one that the master's interrupt would end.
+        ManualClock clock = new ManualClock();
+        ChannelMaster master = new ChannelMaster();
+        RedLockWakeups overOne = new RedLockWakeups(List.of(master), clock, clock, JITTER_NANOS);
+        List<CompletableFuture<Void>> next = new ArrayList<>();
+
+        CompletableFuture<Void> passedOnLocally = overOne.await(overOne.sequence(), LONG_WAIT_NANOS);
+        passedOnLocally.whenComplete((ok, failure) -> next.add(overOne.await(overOne.sequence(), LONG_WAIT_NANOS)));
+        passedOnLocally.complete(null);
+        assertEquals(1, master.parked(), "the ended round's master wait is still parked, or the next round's was ended");
+        master.message();
+        clock.advanceTo(JITTER_NANOS);
+
+        assertTrue(next.get(0).isDone(), "an unlock message went to the master wait of a round that had ended");
+    }
+
     private static void assertEndsPromptly(CompletableFuture<Void> wait) throws Exception {
         wait.get(PROMPTLY.toMillis(), TimeUnit.MILLISECONDS);
         assertTrue(wait.isDone());
+    }
+
+    /**
+     * A master's unlock channel as the client's subscriptions hold it (ChannelWaiters and
+     * ChannelWakeups): an unlock message wakes the oldest wait still parked, whichever round it
+     * is of, an interrupt ends the latest wait, and a wait leaves once its future completes.
+     * Waits never time out by themselves.
+     */
+    private static final class ChannelMaster implements Wakeups {
+        private final AtomicLong sequence = new AtomicLong();
+        private final Queue<CompletableFuture<Void>> parked = new ConcurrentLinkedQueue<>();
+        private volatile CompletableFuture<Void> latest;
+
+        @Override
+        public long sequence() {
+            return sequence.get();
+        }
+
+        @Override
+        public CompletableFuture<Void> await(long seenSequence, long timeoutNanos) {
+            CompletableFuture<Void> wait = new CompletableFuture<>();
+            latest = wait;
+            parked.add(wait);
+            wait.whenComplete((ok, failure) -> parked.remove(wait));
+            if (sequence.get() != seenSequence) {
+                wait.complete(null);
+            }
+            return wait;
+        }
+
+        void message() {
+            sequence.incrementAndGet();
+            for (CompletableFuture<Void> wait : parked) {
+                if (wait.complete(null)) {
+                    return;
+                }
+            }
+        }
+
+        int parked() {
+            return parked.size();
+        }
+
+        @Override
+        public void interrupt() {
+            CompletableFuture<Void> wait = latest;
+            if (wait != null) {
+                wait.complete(null);
+            }
+        }
+
+        @Override
+        public void handOn() {
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     /**

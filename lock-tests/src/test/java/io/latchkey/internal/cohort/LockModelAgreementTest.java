@@ -4,22 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.internal.lock.LockKeys;
 import io.latchkey.internal.time.ManualTicker;
-import io.latchkey.testing.RedisServer;
-import io.lettuce.core.RedisClient;
+import io.latchkey.scripts.ScriptsOnRedis;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,35 +46,19 @@ class LockModelAgreementTest {
     private static final int SCENARIOS = 300;
     private static final int CALLS = 25;
 
-    private static RedisServer server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static StatefulRedisPubSubConnection<String, String> subscription;
+    private static ScriptsOnRedis scripts;
     private static RedisCommands<String, String> redis;
-    private static final List<String> published = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startRedis() {
-        server = RedisServer.start();
-        client = RedisClient.create(server.uri());
-        connection = client.connect();
-        redis = connection.sync();
-        subscription = client.connectPubSub();
-        subscription.addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-                published.add(message);
-            }
-        });
-        subscription.sync().subscribe(KEYS.channel());
+        scripts = ScriptsOnRedis.start();
+        redis = scripts.redis();
+        scripts.record((channel, message) -> message, KEYS.channel());
     }
 
     @AfterAll
     static void stopRedis() {
-        subscription.close();
-        connection.close();
-        client.shutdown();
-        server.close();
+        scripts.close();
     }
 
     @BeforeEach
@@ -94,8 +70,8 @@ class LockModelAgreementTest {
     void theModelAnswersAsTheScriptsDoInEveryScenario() throws Exception {
         for (long seed = 1; seed <= SCENARIOS; seed++) {
             redis.flushall();
-            awaitPublished(published.size());
-            published.clear();
+            scripts.awaitPublished(scripts.published().size());
+            scripts.published().clear();
             scenario(seed);
         }
     }
@@ -107,7 +83,7 @@ class LockModelAgreementTest {
         LockModel model = new LockModel(clock, () -> serverTime[0]);
         boolean counterAhead = seed % 3 == 0;
         if (counterAhead) {
-            long ahead = serverMicros() + TimeUnit.HOURS.toMicros(1);
+            long ahead = scripts.serverMicros() + TimeUnit.HOURS.toMicros(1);
             redis.set(KEYS.fenceCounter(), Long.toString(ahead));
             model.setCounter(ahead);
         }
@@ -128,10 +104,10 @@ class LockModelAgreementTest {
                     description = "acquire " + field + " held '" + held + "' marking " + marking + " block " + block;
                     String counter = redis.get(KEYS.fenceCounter());
                     long counterBefore = counter == null ? 0 : Long.parseLong(counter);
-                    long before = serverMicros();
+                    long before = scripts.serverMicros();
                     List<Object> reply = acquire(field, held, marking, block);
                     real = reply;
-                    long after = serverMicros();
+                    long after = scripts.serverMicros();
                     serverTime[0] = counterAhead ? before
                             : clockReading(reply, counterBefore, before, after, "seed " + seed + ", " + description);
                     LockModel.Acquired answer = model.acquire(field, LEASE, held, marking, block);
@@ -156,20 +132,20 @@ class LockModelAgreementTest {
                 }
                 case 6 -> {
                     description = "unmark " + client;
-                    real = redis.eval(script("lock/unmark.lua"), ScriptOutputType.INTEGER,
+                    real = redis.eval(ScriptsOnRedis.script("lock/unmark.lua"), ScriptOutputType.INTEGER,
                             new String[] {KEYS.waitingMark(), KEYS.turn()}, client);
                     modelled = model.unmark(client);
                 }
                 case 7 -> {
                     description = "renew " + field;
-                    List<Object> renewed = redis.eval(script("watchdog/renew.lua"), ScriptOutputType.MULTI,
+                    List<Object> renewed = redis.eval(ScriptsOnRedis.script("watchdog/renew.lua"), ScriptOutputType.MULTI,
                             new String[] {LOCK}, Long.toString(LEASE), field);
                     real = renewed.get(0);
                     modelled = model.renew(field, LEASE) ? 1L : 0L;
                 }
                 default -> {
                     description = "force-release";
-                    real = redis.eval(script("lock/force-release.lua"), ScriptOutputType.INTEGER,
+                    real = redis.eval(ScriptsOnRedis.script("lock/force-release.lua"), ScriptOutputType.INTEGER,
                             new String[] {LOCK, KEYS.channel()}, "publish");
                     modelled = model.forceRelease() ? 1L : 0L;
                 }
@@ -178,10 +154,10 @@ class LockModelAgreementTest {
             String context = "seed " + seed + ", calls:\n  " + String.join("\n  ", calls);
             assertThat(normalised(modelled, real)).as(context).isEqualTo(real);
             assertThat(modelState(model)).as(context).isEqualTo(redisState());
-            awaitPublished(modelPublished.size());
-            assertThat(published).as(context).isEqualTo(modelPublished);
+            scripts.awaitPublished(modelPublished.size());
+            assertThat(scripts.published()).as(context).isEqualTo(modelPublished);
         }
-        published.clear();
+        scripts.published().clear();
     }
 
     /**
@@ -201,12 +177,6 @@ class LockModelAgreementTest {
             assertThat(token).as("%s: a token from the clock, at most Redis's TIME after the call", what).isLessThanOrEqualTo(after);
         }
         return token;
-    }
-
-    /** @return Redis's clock in microseconds, as TIME answers it to the scripts */
-    private static long serverMicros() {
-        List<String> time = redis.time();
-        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
     }
 
     /** '' mostly; now and then 'fresh', the owner's token, or a token it does not have. */
@@ -233,7 +203,7 @@ class LockModelAgreementTest {
             args.add(Integer.toString(block));
             args.add("publish");
         }
-        return redis.eval(script("lock/acquire.lua"), ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
+        return redis.eval(ScriptsOnRedis.script("lock/acquire.lua"), ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
     }
 
     private static Long release(String field, String mode, String token, boolean marking) {
@@ -244,7 +214,7 @@ class LockModelAgreementTest {
             args.add(Long.toString(TURN));
             args.add(Long.toString(LEASE));
         }
-        return redis.eval(script("lock/release.lua"), ScriptOutputType.INTEGER, keys, args.toArray(String[]::new));
+        return redis.eval(ScriptsOnRedis.script("lock/release.lua"), ScriptOutputType.INTEGER, keys, args.toArray(String[]::new));
     }
 
     /**
@@ -294,24 +264,6 @@ class LockModelAgreementTest {
     private static void put(Map<String, String> state, String key, String value) {
         if (value != null) {
             state.put(key, value);
-        }
-    }
-
-    private static void awaitPublished(int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (published.size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        // Published in order on one connection and read in order: one more than the model's shows
-        // at the latest with the next call's messages.
-    }
-
-    private static String script(String path) {
-        try (InputStream in = LockModelAgreementTest.class.getResourceAsStream("/io/latchkey/internal/" + path)) {
-            assertThat(in).as("script resource %s", path).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new AssertionError(e);
         }
     }
 }
