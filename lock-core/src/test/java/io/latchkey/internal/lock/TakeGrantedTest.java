@@ -1,0 +1,190 @@
+package io.latchkey.internal.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.LockConfig;
+import io.latchkey.internal.redis.LockExceptions;
+import io.latchkey.internal.redis.ScriptedRedis;
+import io.latchkey.internal.time.ManualTimer;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldScripts;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.TryResult;
+import io.lettuce.core.RedisCommandTimeoutException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Taking a hold that the kind's release granted (the fair lock's grant at the release), below
+ * Redis. The owner entered on the grant's message, confirmed until the grant's bound (the time
+ * its place in line lasts); {@link HoldCalls} then takes the hold in Redis with the owner's own
+ * lease, and the take's answer decides what the client believes of the lease from then on. Each
+ * test chooses when and how that answer comes ({@link ScriptedTakes}) on a manual clock, so the
+ * schedule is the one named: the first answer lost, and the call sent again to settle it never
+ * answered.
+ */
+class TakeGrantedTest {
+
+    private static final long OWNER = 7;
+    private static final long TOKEN = 42;
+    /** The grant lasts in Redis at least until the waiter's last queued try, sent at 0, plus its place. */
+    private static final Duration GRANT_BOUND = Duration.ofSeconds(4);
+    /** Longer than what is left of the grant when the owner enters. */
+    private static final Duration LONG = Duration.ofSeconds(10);
+    private static final LeaseTerm LONG_LEASE = LeaseTerm.fixed(LONG);
+    /** Shorter than what is left of the grant when the owner enters. */
+    private static final Duration SHORT = Duration.ofSeconds(1);
+    private static final LeaseTerm SHORT_LEASE = LeaseTerm.fixed(SHORT);
+    private static final Duration ENTERED_AT = Duration.ofSeconds(1);
+
+    private final ScriptedRedis redis = new ScriptedRedis();
+    private final LockContext context = redis.context("client", LockConfig.builder().address("redis://127.0.0.1:6379").build());
+    private final ManualTimer timer = redis.timer();
+    private final ScriptedTakes scripts = new ScriptedTakes();
+    private final HoldCalls calls = new HoldCalls("fair", "lock", context, scripts);
+
+    @Test
+    void aTakeWhoseAnswerIsLostConfirmsTheHoldOnlyUntilTheGrantsBound() {
+        Hold hold = enteredOnTheGrant(LONG_LEASE);
+
+        // The take timed out: it may have run (the owner's lease, past the grant's bound) or not,
+        // and it is sent again to settle it, which Redis, out of reach, does not answer.
+        scripts.failOldest(timedOut());
+        assertEquals(2, scripts.takesSent(), "sent again at once to settle it");
+        timer.advance(GRANT_BOUND.minus(ENTERED_AT).minusMillis(1));
+        assertTrue(hold.isHeld());
+
+        timer.advance(Duration.ofMillis(1));
+
+        // Before 36aba64 it was confirmed until the take's send plus the lease, 11 s: the owner
+        // went on believing it held while the grant ran out and the next waiter took the lock.
+        assertTrue(hold.isLost(), "the grant may have run out in Redis: the owner stops believing it holds");
+        assertEquals("its lease ran out before it was released or renewed", hold.lossReason());
+    }
+
+    @Test
+    void aTakeWhoseAnswerIsLostConfirmsTheOwnersShorterLeaseOnly() {
+        Hold hold = enteredOnTheGrant(SHORT_LEASE);
+
+        scripts.failOldest(timedOut());
+        timer.advance(SHORT.minusMillis(1));
+        assertTrue(hold.isHeld());
+        timer.advance(Duration.ofMillis(1));
+
+        assertTrue(hold.isLost(), "the take may have run and set the owner's lease, shorter than the grant");
+    }
+
+    @Test
+    void anAnsweredTakeConfirmsTheOwnersLeaseLongerOrShorterThanTheGrant() {
+        Hold longer = enteredOnTheGrant(LONG_LEASE);
+        scripts.answerOldest(List.of(1L, 1L, TOKEN));
+        timer.advance(SHORT);
+        Hold shorter = enteredOnTheGrant(8, SHORT_LEASE);
+        scripts.answerOldest(List.of(1L, 1L, TOKEN));
+
+        timer.advance(SHORT);
+
+        assertTrue(shorter.isLost(), "its own lease ran out before the grant's bound");
+        timer.advance(GRANT_BOUND);
+        assertTrue(longer.isHeld(), "its own lease outlasts the grant's bound");
+        assertEquals(1, scripts.takesSent(8));
+        assertEquals(1, scripts.takesSent(OWNER));
+    }
+
+    @Test
+    void theTakeReentersTheGrantedTokenWithTheOwnersLeaseAndKeepsItsCallIdWhenSentAgain() {
+        enteredOnTheGrant(LONG_LEASE);
+        scripts.failOldest(timedOut());
+
+        List<ScriptedTakes.Take> sent = scripts.sent();
+        assertEquals(2, sent.size());
+        assertEquals(Long.toString(TOKEN), sent.get(0).held());
+        assertEquals(LONG_LEASE, sent.get(0).lease());
+        assertEquals(sent.get(0), sent.get(1), "the same call: its id tells Redis it may have run");
+        assertFalse(scripts.releasedOrEnded(), "a take is never undone: the owner holds the level already");
+    }
+
+    private Hold enteredOnTheGrant(LeaseTerm lease) {
+        timer.advance(ENTERED_AT);
+        return enteredOnTheGrant(OWNER, lease);
+    }
+
+    /** What the acquire loop does with a grant told by a message: records it (as LockHolds.admit does) and starts it. */
+    private Hold enteredOnTheGrant(long owner, LeaseTerm lease) {
+        TryResult granted = calls.takeGranted(owner, lease, TOKEN, GRANT_BOUND.toNanos());
+        TryResult.Grant grant = Objects.requireNonNull(granted.grant());
+        Hold hold = context.holds().granted(context.lockId("lock"), "lock", "fair", owner, grant.fencingToken(),
+                grant.confirmedUntilNanos(), lease.renewed());
+        grant.start(hold);
+        return hold;
+    }
+
+    private static RuntimeException timedOut() {
+        return LockExceptions.timedOut("lock", Duration.ofMillis(500), new RedisCommandTimeoutException("Command timed out"));
+    }
+
+    /** The acquire script of a kind, answered by the test, oldest call first; releases and ends answer at once. */
+    private static final class ScriptedTakes implements HoldScripts {
+
+        /** One acquire script call. */
+        record Take(String field, LeaseTerm lease, String call, String held) {
+        }
+
+        private final List<Take> sent = new ArrayList<>();
+        private final Deque<CompletableFuture<List<Object>>> unanswered = new ArrayDeque<>();
+        private boolean releasedOrEnded;
+
+        @Override
+        public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
+            sent.add(new Take(field, lease, call, held));
+            CompletableFuture<List<Object>> answer = new CompletableFuture<>();
+            unanswered.addLast(answer);
+            return answer;
+        }
+
+        @Override
+        public CompletableFuture<Long> release(String field, String call, String mode) {
+            releasedOrEnded = true;
+            return CompletableFuture.completedFuture(0L);
+        }
+
+        @Override
+        public CompletableFuture<Long> end(String field, String call, long token) {
+            releasedOrEnded = true;
+            return CompletableFuture.completedFuture(0L);
+        }
+
+        void answerOldest(List<Object> reply) {
+            unanswered.removeFirst().complete(reply);
+        }
+
+        void failOldest(RuntimeException failure) {
+            unanswered.removeFirst().completeExceptionally(failure);
+        }
+
+        int takesSent() {
+            return sent.size();
+        }
+
+        int takesSent(long owner) {
+            return (int) sent.stream().filter(take -> take.field().endsWith(":" + owner)).count();
+        }
+
+        List<Take> sent() {
+            return sent;
+        }
+
+        /** @return true if a release or an end was sent; the hold's loss ends it in Redis, so only before that */
+        boolean releasedOrEnded() {
+            return releasedOrEnded;
+        }
+    }
+}
