@@ -51,8 +51,9 @@ public interface CountedHolds {
      * kind's acquire script must take a granted hold so, giving it the owner's lease) and confirms
      * that lease; if it finds the hold gone, the lease is lost. Its answer lost, it is sent again
      * with the same call id until Redis answers (the script must answer that as the first time),
-     * never undone: the owner holds the level already. Not for replica acknowledgement: nothing
-     * waited for the replicas to have the grant.
+     * and that answer confirms or loses the lease in its place; meanwhile the lease counts until
+     * the grant's bound at most. Never undone: the owner holds the level already. Not for replica
+     * acknowledgement: nothing waited for the replicas to have the grant.
      *
      * @param owner the owner id
      * @param lease the lease the owner takes

@@ -46,6 +46,7 @@ public final class HoldCalls implements CountedHolds {
     private final LockContext context;
     private final Layout layout;
     private final HoldScripts scripts;
+    private final GrantTakes takes;
 
     /**
      * For a lock whose owners each have one hold, a field of the lock hash that
@@ -72,6 +73,7 @@ public final class HoldCalls implements CountedHolds {
         this.context = context;
         this.layout = layout;
         this.scripts = scripts;
+        this.takes = new GrantTakes(name, lock, context, scripts);
     }
 
     /**
@@ -215,35 +217,6 @@ public final class HoldCalls implements CountedHolds {
         return TryResult.acquired(new Granted(owner, field(owner), token, untilNanos, false, lease));
     }
 
-    /** Takes a hold granted by the kind's release ({@link #takeGranted}) in Redis, and confirms or loses its lease by the answer. */
-    private void take(Hold hold, String field, LeaseTerm lease, long token, long grantUntilNanos) {
-        HoldId id = context.hold(lock, hold.owner());
-        UnsettledCalls unsettled = context.unsettled();
-        String call = unsettled.nextCallId();
-        String held = Long.toString(token);
-        long[] sentAtNanos = new long[1];
-        unsettled.after(id, () -> {
-            sentAtNanos[0] = context.ticker().read();
-            return unsettled.sendOrSettleLater(id, "take of granted hold " + token + " by " + call,
-                    () -> scripts.acquire(field, lease, call, held), () -> scripts.acquire(field, lease, call, held));
-        }).whenComplete((reply, failure) -> {
-            if (failure != null) {
-                log.debug("lock '{}': taking the hold granted to {} failed: {}", name, field, failure.toString());
-                if (Failures.mayHaveRun(failure)) {
-                    // It may have set the owner's lease, shorter than the grant's bound: count on that
-                    // alone. Not confirmed beyond it: the watchdog's renewal or the lease check decides.
-                    long taken = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
-                    hold.confirmAnew(taken - grantUntilNanos < 0 ? taken : grantUntilNanos);
-                }
-            } else if ((Long) reply.get(0) == 1L) {
-                // The owner's lease replaced the grant's place in line, which may have been longer.
-                hold.confirmAnew(sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis()));
-            } else {
-                hold.lose("taking the hold its release granted found it gone from Redis", false);
-            }
-        });
-    }
-
     /**
      * Ends a hold that the client gave up for lost, if Redis still has it, before the owner's next
      * call on the lock: its next acquisition must be a new hold.
@@ -301,7 +274,7 @@ public final class HoldCalls implements CountedHolds {
             });
             hold.renewWith(() -> context.renewer().renew(context.executor(), layout.renewal(), layout.renewalKeys(), field, hold));
             if (toTake != null) {
-                take(hold, field, toTake, token, untilNanos);
+                takes.take(hold, field, toTake, token, untilNanos);
             }
         }
     }

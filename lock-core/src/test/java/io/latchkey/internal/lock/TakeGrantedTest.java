@@ -12,6 +12,7 @@ import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.TryResult;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -28,8 +29,8 @@ import org.junit.jupiter.api.Test;
  * its place in line lasts); {@link HoldCalls} then takes the hold in Redis with the owner's own
  * lease, and the take's answer decides what the client believes of the lease from then on. Each
  * test chooses when and how that answer comes ({@link ScriptedTakes}) on a manual clock, so the
- * schedule is the one named: the first answer lost, and the call sent again to settle it never
- * answered.
+ * schedule is the one named: the first answer lost, the call sent again to settle it, its answer
+ * late, refused or never.
  */
 class TakeGrantedTest {
 
@@ -80,6 +81,49 @@ class TakeGrantedTest {
         timer.advance(Duration.ofMillis(1));
 
         assertTrue(hold.isLost(), "the take may have run and set the owner's lease, shorter than the grant");
+    }
+
+    @Test
+    void theAnswerOfTheTakeSentAgainConfirmsTheOwnersLeaseFromTheFirstSend() {
+        Hold hold = enteredOnTheGrant(LONG_LEASE);
+        scripts.failOldest(timedOut());
+        timer.advance(Duration.ofMillis(500));
+
+        scripts.answerOldest(List.of(1L, 1L, TOKEN)); // it ran, the first time or now
+        timer.advance(GRANT_BOUND);
+
+        // Before, the answer went nowhere: the hold was given up at the grant's bound (and ended
+        // in Redis), although Redis kept it for the owner's lease.
+        assertTrue(hold.isHeld(), "held past the grant's bound: Redis keeps the owner's lease");
+        long now = timer.ticker().read();
+        assertEquals(ENTERED_AT.plus(LONG).toNanos() - now, hold.leaseLeftNanos(now),
+                "from the first send: the first may be the one that ran");
+    }
+
+    @Test
+    void aTakeRefusedForAPassingReasonAndSentAgainConfirmsTheOwnersShorterLease() {
+        Hold hold = enteredOnTheGrant(SHORT_LEASE);
+        // BUSY: it did not run, the grant stands until its bound, and it is sent again.
+        scripts.failOldest(new RedisCommandExecutionException("BUSY Redis is busy running a script"));
+        assertEquals(2, scripts.takesSent());
+        timer.advance(Duration.ofMillis(100));
+
+        scripts.answerOldest(List.of(1L, 1L, TOKEN));
+        timer.advance(SHORT.minusMillis(100));
+
+        assertTrue(hold.isLost(), "the take set the owner's lease, shorter than the grant's bound the hold was confirmed to");
+    }
+
+    @Test
+    void aTakeSentAgainThatFindsTheGrantGoneLosesTheHoldAtOnce() {
+        Hold hold = enteredOnTheGrant(LONG_LEASE);
+        scripts.failOldest(timedOut());
+        timer.advance(Duration.ofMillis(500));
+
+        scripts.answerOldest(List.of(-1L, 0L)); // neither send ran before the grant was gone
+
+        assertTrue(hold.isLost(), "not only at the grant's bound");
+        assertEquals("taking the hold its release granted found it gone from Redis", hold.lossReason());
     }
 
     @Test
