@@ -49,6 +49,22 @@ public interface AcquireProtocol {
     CompletableFuture<Void> abandon(long owner);
 
     /**
+     * As {@link #abandon(long)}, told which of the owner's tries was the attempt's: for a kind
+     * whose release grants the next waiter (the fair lock), several attempts of one owner share
+     * its place and its grant, and another attempt may have entered on a grant that this one
+     * never heard of. Such a kind gives back a grant not taken only if it was made on this
+     * attempt's try. The acquire loop calls this one.
+     *
+     * @param owner the owner id
+     * @param queuedSecret the {@link TryResult#queuedSecret()} of the attempt's last try answered
+     *     with one, or null if none was
+     * @return completes when nothing of the attempt is left
+     */
+    default CompletableFuture<Void> abandon(long owner, @Nullable String queuedSecret) {
+        return abandon(owner);
+    }
+
+    /**
      * @param owner the owner id, for kinds that wake waiters by name
      * @return the source of wake-ups for one attempt, ready once it cannot miss a release
      */

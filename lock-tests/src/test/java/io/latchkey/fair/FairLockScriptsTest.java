@@ -949,6 +949,53 @@ class FairLockScriptsTest {
     }
 
     @Test
+    void abandonByAnotherAttemptOfTheOwnerKeepsAGrantMadeOnTheLastAttemptsTry() throws Exception {
+        acquire(HOLDER);
+        acquireRaw(A, LEASE, PLACE, "first-attempt", "", "first-secret");
+        acquireRaw(A, LEASE, PLACE, "second-attempt", "", "second-secret"); // the same field, another attempt
+        acquire(B);
+        release(HOLDER);
+        String token = tokenOf(A);
+        assertThat(redis.hget(LOCK, A + ":grant")).as("the proof its message carried")
+                .isEqualTo(FairLockRedis.sha1(token + ":second-secret"));
+        BlockingQueue<String> messages = listen();
+
+        // The first attempt's wait ran out as the grant came; the second entered on its message.
+        assertThat(abandon(A, "first-secret")).isZero();
+
+        assertThat(holds()).as("not given back: the second attempt's take is on its way").containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("B keeps waiting for A's lease").isNull();
+        assertThat(acquireHolding(A, LEASE, PLACE, "take", token)).containsExactly(1L, 1L, Long.parseLong(token));
+    }
+
+    @Test
+    void abandonWithoutASecretKeepsAGrantMadeOnOne() {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+
+        assertThat(abandon(A, "")).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+    }
+
+    @Test
+    void abandonGivesBackAGrantToldByNameAloneWhateverTheSecret() throws Exception {
+        acquire(HOLDER);
+        acquireRaw(A, LEASE, PLACE, "no-secret", "", "");
+        acquire(B);
+        release(HOLDER);
+        assertThat(redis.hexists(LOCK, A + ":grant")).isFalse();
+        BlockingQueue<String> messages = listen();
+
+        assertThat(abandon(A, "any-secret")).as("no attempt enters on a name alone").isEqualTo(1L);
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+    }
+
+    @Test
     void abandonBehindTheFirstInLineWakesNobody() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
@@ -1050,11 +1097,11 @@ class FairLockScriptsTest {
 
     /**
      * @return the lock hash's hold counts, without the fields that remember each owner's last
-     *     call and its hold's token
+     *     call, its hold's token and the proof its grant was told with
      */
     private static Map<String, String> holds() {
         Map<String, String> holds = new java.util.TreeMap<>(redis.hgetall(LOCK));
-        holds.keySet().removeIf(field -> field.endsWith(":call") || field.endsWith(":token"));
+        holds.keySet().removeIf(field -> field.endsWith(":call") || field.endsWith(":token") || field.endsWith(":grant"));
         return holds;
     }
 
@@ -1063,9 +1110,14 @@ class FairLockScriptsTest {
                 new String[] {LOCK, QUEUE, CHANNEL}, "publish");
     }
 
+    /** Gives up with the secret of the waiter's last try that queued, as its attempt would. */
     private static Long abandon(String waiter) {
+        return abandon(waiter, lastSecrets.getOrDefault(waiter, ""));
+    }
+
+    private static Long abandon(String waiter, String secret) {
         return redis.eval(FairLockRedis.script("abandon.lua"), ScriptOutputType.INTEGER,
-                new String[] {QUEUE, TIMEOUTS, CHANNEL, LOCK, SECRETS}, waiter, "publish");
+                new String[] {QUEUE, TIMEOUTS, CHANNEL, LOCK, SECRETS}, waiter, "publish", secret);
     }
 
     private BlockingQueue<String> listen() {

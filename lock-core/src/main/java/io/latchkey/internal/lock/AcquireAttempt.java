@@ -67,6 +67,8 @@ final class AcquireAttempt implements Acquisition<Hold> {
      * null. Only then may a wake-up's word stand for a try ({@link AcquireProtocol#grantedByWord}).
      */
     private volatile @Nullable QueuedTry queued;
+    /** The secret of the last try answered "not acquired" with one, kept for {@link AcquireProtocol#abandon(long, String)}. */
+    private volatile @Nullable String lastSecret;
 
     private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
@@ -204,6 +206,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
                 String secret = failure == null && !answer.acquired() ? answer.queuedSecret() : null;
                 if (secret != null) {
                     queued = new QueuedTry(sentNanos, secret);
+                    lastSecret = secret;
                 }
                 afterTry(answer, failure, seen, held);
             } catch (RuntimeException e) {
@@ -230,8 +233,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
     }
 
     /** A try answered "not acquired": when it was sent, and the secret it left with its place in line. */
-    private record QueuedTry(long sentNanos, String secret) {
-    }
+    private record QueuedTry(long sentNanos, String secret) {}
 
     /**
      * Fails with LeaseLostException once the loss has been reported to the hold's kind (which
@@ -370,7 +372,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
             current.handOn();
         }
         closeWakeups();
-        protocol.abandon(owner).whenComplete((ok, ignored) -> {
+        protocol.abandon(owner, lastSecret).whenComplete((ok, ignored) -> {
             result.completeExceptionally(failure);
             settled.complete(null);
         });
@@ -383,7 +385,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
             current.handOn();
         }
         closeWakeups();
-        return protocol.abandon(owner).handle((ok, failure) -> {
+        return protocol.abandon(owner, lastSecret).handle((ok, failure) -> {
             settled.complete(null);
             return null;
         });

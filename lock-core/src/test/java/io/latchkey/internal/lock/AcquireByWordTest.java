@@ -168,10 +168,56 @@ class AcquireByWordTest {
         timer.advance(Duration.ofSeconds(1)); // the wait runs out: the attempt tries once more
         subscriptions.message(CHANNEL, NAME + " 42 " + protocol.lastSecret(OWNER));
 
+        String lastSecret = protocol.lastSecret(OWNER);
         protocol.answerHeld(OWNER);
 
         assertNull(done(attempt.result()));
         assertTrue(protocol.abandons(OWNER) > 0, "abandon gives the grant back in Redis");
+        assertEquals(List.of(lastSecret), protocol.abandonSecrets(), "made on its last try, the grant is its to give back");
+    }
+
+    @Test
+    void eachAttemptOfAnOwnerAbandonsWithTheSecretOfItsOwnLastTry() {
+        // Two attempts of one owner share its place in line: a grant made on the try of one may
+        // be entered by it while the other gives up, which must then not give the grant back.
+        AcquireAttempt shortWait = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, TimeUnit.SECONDS.toNanos(1));
+        protocol.answerHeld(OWNER); // subscribes, tries again
+        protocol.answerHeld(OWNER);
+        AcquireAttempt longWait = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, TimeUnit.SECONDS.toNanos(5));
+        protocol.answerHeld(OWNER);
+        timer.advance(Duration.ofSeconds(1)); // the short wait runs out: that attempt tries once more
+        String shortWaitSecret = protocol.lastSecret(OWNER);
+        protocol.answerHeld(OWNER);
+        assertNull(done(shortWait.result()));
+
+        timer.advance(Duration.ofSeconds(4)); // and so does the long one
+        String longWaitSecret = protocol.lastSecret(OWNER);
+        protocol.answerHeld(OWNER);
+
+        assertNull(done(longWait.result()));
+        assertEquals(List.of(shortWaitSecret, longWaitSecret), protocol.abandonSecrets());
+    }
+
+    @Test
+    void aCancelledAttemptAbandonsWithTheSecretOfTheTryAnsweredAfterTheCancel() {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
+        String secret = protocol.lastSecret(OWNER);
+
+        attempt.cancel();
+        protocol.answerHeld(OWNER); // the try queued: its place, and any grant made on it, are the attempt's
+
+        assertTrue(attempt.settled().isDone());
+        assertEquals(List.of(secret), protocol.abandonSecrets());
+    }
+
+    @Test
+    void anAttemptWhoseOnlyTryFailedAbandonsWithoutASecret() {
+        AcquireAttempt attempt = AcquireAttempt.start(protocol, new LockHolds(protocol), OWNER, LEASE, AcquireAttempt.forever());
+
+        protocol.answerFailure(OWNER, LockExceptions.unreachable("scripted", new ClosedChannelException()));
+
+        assertTrue(attempt.result().isCompletedExceptionally());
+        assertEquals(List.of(""), protocol.abandonSecrets());
     }
 
     private static <T> T done(CompletableFuture<T> future) {

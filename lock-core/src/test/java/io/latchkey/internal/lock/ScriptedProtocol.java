@@ -330,6 +330,22 @@ final class ScriptedProtocol implements LockProtocol {
         abandon.complete(null);
     }
 
+    /** Guarded by this: the secret each abandon was told of, in order ("" for none). */
+    private final java.util.List<String> abandonSecrets = new java.util.ArrayList<>();
+
+    /** @return the secret each abandon so far was told of, in order, "" where it was told of none */
+    synchronized java.util.List<String> abandonSecrets() {
+        return java.util.List.copyOf(abandonSecrets);
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(long owner, String queuedSecret) {
+        synchronized (this) {
+            abandonSecrets.add(queuedSecret == null ? "" : queuedSecret);
+        }
+        return abandon(owner);
+    }
+
     @Override
     public CompletableFuture<Void> abandon(long owner) {
         synchronized (this) {

@@ -220,21 +220,29 @@ public final class FairLockProtocol implements LockProtocol {
         return held.isEmpty() ? GrantSecrets.next() : "";
     }
 
-    /**
-     * Leaves the queue, and gives back a hold that the release granted the owner if it was not
-     * taken (its message came too late, or was lost); if the answer is lost, this is done again as
-     * soon as Redis answers.
-     */
+    /** As {@link #abandon(long, String)} for an attempt that knows no secret of its tries. */
     @Override
     public CompletableFuture<Void> abandon(long owner) {
-        String field = context.field(owner);
-        return context.sendOrSettleLater(lock, owner, "leaving the queue",
-                () -> leaveQueue(field), () -> leaveQueue(field)).thenApply(removed -> null);
+        return abandon(owner, null);
     }
 
-    private CompletableFuture<Long> leaveQueue(String field) {
+    /**
+     * Leaves the queue, and gives back a hold that the release granted the owner on this
+     * attempt's try if it was not taken (its message came too late, or was lost): not one granted
+     * on another attempt's try, which that attempt may have entered on (abandon.lua); if the
+     * answer is lost, this is done again as soon as Redis answers.
+     */
+    @Override
+    public CompletableFuture<Void> abandon(long owner, @Nullable String queuedSecret) {
+        String field = context.field(owner);
+        String secret = queuedSecret == null ? "" : queuedSecret;
+        return context.sendOrSettleLater(lock, owner, "leaving the queue",
+                () -> leaveQueue(field, secret), () -> leaveQueue(field, secret)).thenApply(removed -> null);
+    }
+
+    private CompletableFuture<Long> leaveQueue(String field, String secret) {
         return context.executor().eval(name, ABANDON, ScriptOutputType.INTEGER,
-                new String[] {queue, timeouts, channel, lock, secrets}, field, context.publishCommand());
+                new String[] {queue, timeouts, channel, lock, secrets}, field, context.publishCommand(), secret);
     }
 
     @Override

@@ -27,7 +27,8 @@
 -- deleted here, so a grant's message replayed later proves nothing. A W without a secret (a try
 -- that sent none) is woken by name alone. W takes the hold by any try (acquire.lua: count 0 -> 1,
 -- PEXPIRE = its lease), at once by message or by its own timer if the message was lost or not
--- believed; a W whose wait ended gives it back (abandon.lua).
+-- believed; a W whose wait ended gives it back (abandon.lua), if the grant was made on that
+-- attempt's try: the proof stays beside the grant (field <W>:grant) for abandon.lua to check.
 -- Why the deadline: a W that died holds the lock exactly until its place would have run out in
 -- line, so a dead waiter blocks the queue no longer than before (README, "Fair lock"); and W's
 -- client knows a lower bound of that moment on its own clock (the send time of its last try
@@ -100,8 +101,11 @@ local function free()
     redis.call('zrem', timeouts, head)
     local secret = redis.call('hget', secrets, head)
     if secret then
+        -- Kept while the hold lasts, for abandon.lua: only the attempt that sent the secret gives it back.
+        local proof = redis.sha1hex(token .. ':' .. secret)
+        redis.call('hset', lock, head .. ':grant', proof)
         redis.call('hdel', secrets, head)
-        redis.call(publish, channel, head .. ' ' .. token .. ' ' .. redis.sha1hex(token .. ':' .. secret))
+        redis.call(publish, channel, head .. ' ' .. token .. ' ' .. proof)
     else
         redis.call(publish, channel, head)
     end
