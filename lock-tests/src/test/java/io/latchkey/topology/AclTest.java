@@ -393,6 +393,34 @@ class AclTest {
         assertEquals("1", redis.command("HGET", name, fieldOf(name, 1)));
     }
 
+    /**
+     * The fair release that grants reads the line (TIME, ZSCORE, the counter, the waiter's secret)
+     * before its first write: a user without ZSCORE, which it needs only once someone waits, is
+     * refused at that release with the lock still its own, not after the lock was deleted while
+     * its waiter was neither granted nor woken.
+     */
+    @Test
+    void aFairLockUserWithoutZscoreIsRefusedAtTheReleaseThatWouldGrantAndKeepsTheLock() throws Exception {
+        String name = "locks:" + UUID.randomUUID();
+        redis.command(MinimalAcl.setUser("fair-no-zscore", MinimalAcl.rules("s3cret", PREFIX, "locks:*",
+                without(MinimalAcl.commands(MinimalAcl.FAIR), "+zscore"))));
+        redis.command(MinimalAcl.setUser("fair-waiter", MinimalAcl.rules("s3cret", PREFIX, "locks:*",
+                MinimalAcl.commands(MinimalAcl.FAIR))));
+        DistributedLock fair = connect("fair-no-zscore", UnaryOperator.identity(), redis).getFairLock(name);
+        fair.lockAsync(1).get(5, TimeUnit.SECONDS);
+        CompletableFuture<LockHold> waiter = connect("fair-waiter", UnaryOperator.identity(), redis).getFairLock(name).acquireAsync(2);
+        String queue = LockKeys.of(name, PREFIX).derived("queue");
+        await().atMost(Duration.ofSeconds(5)).until(() -> Long.valueOf(1).equals(redis.command("LLEN", queue)));
+
+        ExecutionException refused = assertThrows(ExecutionException.class, () -> fair.unlockAsync(1).get(5, TimeUnit.SECONDS));
+
+        assertEquals(LockRefusedException.class, refused.getCause().getClass(), refused.getCause().toString());
+        assertTrue(fair.isLocked(), "the release changed nothing");
+        assertEquals("1", redis.command("HGET", name, fieldOf(name, 1)));
+        assertEquals(1L, redis.command("LLEN", queue), "its waiter keeps its place");
+        assertFalse(waiter.isDone());
+    }
+
     /** The semaphore's ZCARD and PEXPIREAT, which the 0.2 README did not list: each is needed by the first permit. */
     @Test
     void aSemaphoreUserWithoutZcardOrPexpireatCannotTakeAPermit() {

@@ -37,100 +37,44 @@
 -- Nobody else is woken here: the waiter behind W waits no longer than W's deadline (acquire.lua
 -- bounds every wait behind the first by the first one's place), which is when a dead W's grant
 -- runs out; a live W wakes it when it takes the hold, so that it watches W's lease from then on.
+-- Every read comes before the first write: Redis keeps what a script wrote before an error, so a
+-- user whose ACL lacks a command read here (LINDEX, ZSCORE, TIME, GET, HGET) is refused with
+-- nothing changed, never with a count left at 0 (a hold that nobody releases and the watchdog
+-- keeps renewing) nor a lock deleted and its waiter neither granted nor woken.
 -- Cost: O(log n) in the queue length n, plus O(log n) for each expired waiter evicted; at most
--- 100 evictions per call.
+-- 100 evictions per call (found by LINDEX, O(i) for the i-th, so O(100^2) at worst, only when
+-- a hundred waiters at the head died).
 local lock, queue, channel, timeouts, counter, secrets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local owner, publish, call, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local marker = owner .. ':call'
 local max_evictions = 100
 local max_token = 9007199254740991 -- 2^53 - 1
--- Read before anything is written, so that a user whose ACL lacks LINDEX is refused before the
--- hold changed: Redis keeps what a script wrote before an error, and a count left at 0 would be a
--- hold that nobody releases and the watchdog keeps renewing. One O(1) read, also where unused.
-local first = redis.call('lindex', queue, 0)
 
--- A new hold's fencing token, as acquire.lua's next_token makes it: max(counter + 1, Redis TIME
--- in microseconds), as an exact decimal string, and the counter's increment; nil if the counter
--- holds something that leaves no room (acquire.lua refuses the try that meets it).
-local function next_token(now_micros)
-    local last = tonumber(redis.call('get', counter) or '0')
-    if not last or last < 0 or last ~= math.floor(last) or math.max(last + 1, now_micros) > max_token then
-        return nil
-    end
-    local token = math.max(last + 1, now_micros)
-    return string.format('%.0f', token), string.format('%.0f', token - last)
-end
-
--- Deletes the lock and grants it to the first live waiter in line, if there is one.
-local function free()
-    redis.call('del', lock)
-    if not first then
-        return 0
-    end
-    local time = redis.call('time')
-    local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-    local head, deadline, evicted = first, nil, 0
-    while head do
-        deadline = tonumber(redis.call('zscore', timeouts, head) or '0')
-        if deadline > now or evicted == max_evictions then
-            break
-        end
-        redis.call('lpop', queue)
-        redis.call('zrem', timeouts, head)
-        redis.call('hdel', secrets, head)
-        evicted = evicted + 1
-        head = redis.call('lindex', queue, 0)
-    end
-    if not head then
-        return 0
-    end
-    local token, increment
-    if deadline > now then
-        token, increment = next_token(tonumber(time[1]) * 1000000 + tonumber(time[2]))
-    end
-    if not token then
-        -- Too many dead waiters for one call, or a counter that cannot give a token: wake the
-        -- first in line as a plain unlock does, and let its try evict the rest or report the counter.
-        redis.call(publish, channel, head)
-        return 0
-    end
-    redis.call('incrby', counter, increment)
-    redis.call('hset', lock, head, 0, head .. ':token', token)
-    redis.call('pexpire', lock, deadline - now)
-    redis.call('lpop', queue)
-    redis.call('zrem', timeouts, head)
-    local secret = redis.call('hget', secrets, head)
-    if secret then
-        -- Kept while the hold lasts, for abandon.lua: only the attempt that sent the secret gives it back.
-        local proof = redis.sha1hex(token .. ':' .. secret)
-        redis.call('hset', lock, head .. ':grant', proof)
-        redis.call('hdel', secrets, head)
-        redis.call(publish, channel, head .. ' ' .. token .. ' ' .. proof)
-    else
-        redis.call(publish, channel, head)
-    end
-    return 0
-end
-
+-- What this call does to the owner's hold: nothing (nil), or leave it this many holds (0 ends it).
+local count = redis.call('hget', lock, owner)
+local left
 if mode == 'end' then
     if redis.call('hget', lock, owner .. ':token') ~= ARGV[5] then
         return nil
     end
-    return free()
-end
-local last = redis.call('hget', lock, marker)
-if mode == 'undo' then
-    if last ~= call then
+    left = 0
+else
+    local last = redis.call('hget', lock, marker)
+    if mode == 'undo' then
+        if last ~= call then
+            return nil
+        end
+    elseif last == call then
+        return tonumber(count)
+    end
+    if not count then
         return nil
     end
-elseif last == call then
-    return tonumber(redis.call('hget', lock, owner))
+    left = tonumber(count) - 1
 end
-if redis.call('hexists', lock, owner) == 0 then
-    return nil
-end
-local left = redis.call('hincrby', lock, owner, -1)
+
 if left > 0 then
+    redis.call('hincrby', lock, owner, -1)
     if mode == 'undo' then
         redis.call('hdel', lock, marker)
     else
@@ -138,4 +82,70 @@ if left > 0 then
     end
     return left
 end
-return free()
+
+-- The last hold: find the first live waiter, counting the dead ones before it, by reads alone.
+local head = redis.call('lindex', queue, 0)
+local dead, deadline, now, time = {}, 0, 0, nil
+if head then
+    time = redis.call('time')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    deadline = tonumber(redis.call('zscore', timeouts, head) or '0')
+    while deadline <= now and #dead < max_evictions do
+        dead[#dead + 1] = head
+        head = redis.call('lindex', queue, #dead)
+        if not head then
+            break
+        end
+        deadline = tonumber(redis.call('zscore', timeouts, head) or '0')
+    end
+end
+-- Its token, as acquire.lua's next_token makes it: max(counter + 1, Redis TIME in microseconds),
+-- as an exact decimal string, with the counter's increment; none if the counter holds something
+-- that leaves no room (acquire.lua refuses the try that meets it), nor past a hundred dead ones.
+local token, increment, secret
+if head and deadline > now then
+    local last = tonumber(redis.call('get', counter) or '0')
+    local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    if last and last >= 0 and last == math.floor(last) and math.max(last + 1, micros) <= max_token then
+        local granted = math.max(last + 1, micros)
+        token, increment = string.format('%.0f', granted), string.format('%.0f', granted - last)
+        secret = redis.call('hget', secrets, head)
+    end
+end
+
+-- Writes from here on, the counter first (as in acquire.lua): the lock goes, the dead ones leave
+-- the line, and the first live one, if any, is granted the lock and told; else (a counter without
+-- room, or too many dead ones) it is woken as a plain unlock wakes it, and its try evicts the
+-- rest or reports the counter.
+if token then
+    redis.call('incrby', counter, increment)
+end
+redis.call('del', lock)
+for _ = 1, #dead do
+    redis.call('lpop', queue)
+end
+if #dead > 0 then
+    redis.call('zrem', timeouts, unpack(dead))
+    redis.call('hdel', secrets, unpack(dead))
+end
+if not head then
+    return 0
+end
+if not token then
+    redis.call(publish, channel, head)
+    return 0
+end
+redis.call('lpop', queue)
+redis.call('zrem', timeouts, head)
+if secret then
+    local proof = redis.sha1hex(token .. ':' .. secret)
+    redis.call('hset', lock, head, 0, head .. ':token', token, head .. ':grant', proof)
+    redis.call('pexpire', lock, deadline - now)
+    redis.call('hdel', secrets, head)
+    redis.call(publish, channel, head .. ' ' .. token .. ' ' .. proof)
+else
+    redis.call('hset', lock, head, 0, head .. ':token', token)
+    redis.call('pexpire', lock, deadline - now)
+    redis.call(publish, channel, head)
+end
+return 0
