@@ -41,15 +41,7 @@ final class OutcomeValues {
     }
 
     static OptionalDouble number(Properties metrics, String key) {
-        String value = metrics.getProperty(key);
-        if (value == null) {
-            return OptionalDouble.empty();
-        }
-        try {
-            return OptionalDouble.of(Double.parseDouble(value));
-        } catch (NumberFormatException e) {
-            return OptionalDouble.empty();
-        }
+        return RunOutcome.number(metrics.getProperty(key));
     }
 
     static OptionalDouble perAcquisition(RunOutcome o, OptionalDouble amount) {
