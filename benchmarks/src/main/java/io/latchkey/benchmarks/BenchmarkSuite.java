@@ -5,7 +5,6 @@ import io.latchkey.LockConfig;
 import io.latchkey.testing.RedisServer;
 import io.latchkey.testing.RedisServers;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -13,8 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -155,7 +152,7 @@ public final class BenchmarkSuite {
                 System.setProperty(BenchEnvironment.RED_LOCK_MASTERS, String.join(",", masters.uris()));
             }
             probeLockKinds(server, masters);
-            String environment = environment(server);
+            String environment = SuiteEnvironment.describe(server);
             out.println(environment);
             long runs = scenarios.stream().mapToLong(s -> rounds(s) * (long) libraries(s).size()).sum();
             long estimate = scenarios.stream().mapToLong(s -> timing.estimateSeconds(s) * rounds(s) * libraries(s).size())
@@ -399,7 +396,7 @@ public final class BenchmarkSuite {
         report.note("Wait times are each acquisition's time in lock() (fair-queue: from a release to the next grant),"
                 + " measurement iterations only; CPU and Redis figures are deltas over the same iterations"
                 + " (client CPU = the benchmark JVM's whole process).");
-        report.note("Spring is Spring Integration " + version("org.springframework.integration", "spring-integration-redis")
+        report.note("Spring is Spring Integration " + SuiteEnvironment.version("org.springframework.integration", "spring-integration-redis")
                 + "'s RedisLockRegistry in PUB_SUB_LOCK mode over Spring Data Redis's LettuceConnectionFactory (defaults),"
                 + " its lease the watchdog lease, renewed by its renewal scheduler; it has only the plain lock, so it"
                 + " runs in the uncontended, hot, plain two-JVM and many-keys scenarios (n/a elsewhere).");
@@ -422,34 +419,6 @@ public final class BenchmarkSuite {
         if (options.quick) {
             report.note("--quick: a smoke run, all libraries in one JVM, short iterations: the numbers and their"
                     + " intervals are indicative only; run without --quick for the real ones.");
-        }
-    }
-
-    private static String environment(RedisServer server) {
-        Runtime runtime = Runtime.getRuntime();
-        return String.format(Locale.ROOT,
-                "%s | %d cores, %s %s (%s) | JDK %s (%s) | redis-server %s | Latchkey %s (local hand-off %s), Redisson %s,"
-                        + " Spring Integration %s, Lettuce %s, JMH %s",
-                ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
-                runtime.availableProcessors(), System.getProperty("os.name"), System.getProperty("os.version"),
-                System.getProperty("os.arch"), System.getProperty("java.runtime.version"), System.getProperty("java.vm.name"),
-                server.version(), version("io.latchkey", "lock-core"), LatchkeyBackend.LOCAL_HAND_OFF ? "on" : "off",
-                version("org.redisson", "redisson"),
-                version("org.springframework.integration", "spring-integration-redis"),
-                version("io.lettuce", "lettuce-core"), version("org.openjdk.jmh", "jmh-core"));
-    }
-
-    private static String version(String group, String artifact) {
-        String resource = "META-INF/maven/" + group + "/" + artifact + "/pom.properties";
-        try (InputStream in = BenchmarkSuite.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                return "(dev)";
-            }
-            Properties properties = new Properties();
-            properties.load(in);
-            return properties.getProperty("version", "?");
-        } catch (IOException e) {
-            return "?";
         }
     }
 }

@@ -159,7 +159,8 @@ final class RunOutcome {
         return merged;
     }
 
-    private static OptionalDouble number(String value) {
+    /** @return the number a side metric's text holds (null: none), empty if none or not a number */
+    static OptionalDouble number(String value) {
         if (value == null) {
             return OptionalDouble.empty();
         }

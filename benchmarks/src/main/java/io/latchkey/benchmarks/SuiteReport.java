@@ -1,5 +1,20 @@
 package io.latchkey.benchmarks;
 
+import static io.latchkey.benchmarks.OutcomeText.commands;
+import static io.latchkey.benchmarks.OutcomeText.commandsPer;
+import static io.latchkey.benchmarks.OutcomeText.exclusion;
+import static io.latchkey.benchmarks.OutcomeText.held;
+import static io.latchkey.benchmarks.OutcomeText.shortExclusion;
+import static io.latchkey.benchmarks.OutcomeText.violated;
+import static io.latchkey.benchmarks.OutcomeValues.calls;
+import static io.latchkey.benchmarks.OutcomeValues.per;
+import static io.latchkey.benchmarks.OutcomeValues.perAcquisition;
+import static io.latchkey.benchmarks.OutcomeValues.perMinute;
+import static io.latchkey.benchmarks.OutcomeValues.scaled;
+import static io.latchkey.benchmarks.OutcomeValues.scriptCalls;
+import static io.latchkey.benchmarks.OutcomeValues.subscriptionChanges;
+import static io.latchkey.benchmarks.OutcomeValues.valueOf;
+
 import io.latchkey.benchmarks.TrialMetrics.Keys;
 import io.latchkey.measure.TextTable;
 import java.util.ArrayList;
@@ -10,12 +25,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.Properties;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.DoubleFunction;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -29,8 +40,6 @@ final class SuiteReport {
 
     /** The libraries Latchkey is compared with, in column order. */
     private static final List<Library> COMPARATORS = List.of(Library.REDISSON, Library.SPRING);
-    private static final Set<String> SUBSCRIPTION_COMMANDS =
-            Set.of("subscribe", "unsubscribe", "ssubscribe", "sunsubscribe", "psubscribe", "punsubscribe");
 
     private final Map<Scenario, Map<Library, RunOutcome>> outcomes = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();
@@ -52,11 +61,6 @@ final class SuiteReport {
         return outcomes.values().stream().flatMap(m -> m.values().stream())
                 .anyMatch(o -> o.status == RunOutcome.Status.FAILED
                         && (o.library == Library.LATCHKEY || violated(o)));
-    }
-
-    private static boolean violated(RunOutcome o) {
-        return o.text(Keys.VIOLATION).filter(v -> v.contains("MUTUAL EXCLUSION")).isPresent()
-                || (o.message != null && o.message.contains("MUTUAL EXCLUSION"));
     }
 
     String render(String environment) {
@@ -85,11 +89,11 @@ final class SuiteReport {
                 if (scenario.libraries.contains(reference) && byLibrary.get(reference) != null
                         && byLibrary.get(reference).status == RunOutcome.Status.OK) {
                     out.append("  ").append(reference.title).append(" (ReentrantLock): ")
-                            .append(estimateCell(scenario, byLibrary, reference, SCORE, TextTable::count))
+                            .append(estimateCell(scenario, byLibrary, reference, Measure.SCORE, TextTable::count))
                             .append(' ').append(scenario.unit).append("/s, wait p99 ")
                             .append(cell(scenario, byLibrary, reference,
                                     valueOf(byLibrary.get(reference), o -> o.metric(Keys.WAIT_P99)), TextTable::millis))
-                            .append("; Latchkey / it: ").append(verdict(byLibrary, reference, SCORE, true))
+                            .append("; Latchkey / it: ").append(verdict(byLibrary, reference, Measure.SCORE, true))
                             .append('\n');
                 }
             }
@@ -120,59 +124,29 @@ final class SuiteReport {
         return out.toString();
     }
 
-    // ---- measures ----------------------------------------------------------------------------
-
-    /** A value of a run: merged over its forks, and its estimate across them. */
-    private static final class Measure {
-        final Function<RunOutcome, OptionalDouble> merged;
-        final Function<RunOutcome.Fork, OptionalDouble> perFork;
-        final boolean scoreBased;
-
-        Measure(Function<RunOutcome, OptionalDouble> merged, Function<RunOutcome.Fork, OptionalDouble> perFork,
-                boolean scoreBased) {
-            this.merged = merged;
-            this.perFork = perFork;
-            this.scoreBased = scoreBased;
-        }
-
-        static Measure metric(String key) {
-            return new Measure(o -> o.metric(key), f -> f.metric(key), false);
-        }
-
-        Optional<Estimate> estimate(RunOutcome outcome) {
-            return outcome == null ? Optional.empty() : outcome.estimate(perFork, scoreBased);
-        }
-    }
-
-    private static final Measure SCORE = new Measure(o -> o.score, f -> OptionalDouble.of(f.score), true);
-    private static final Measure BOTH_JVMS = new Measure(SuiteReport::bothJvms,
-            f -> bothJvms(OptionalDouble.of(f.score), f.metrics), true);
-
-    private static Measure throughput(Scenario scenario) {
-        return TwoJvmBenchmark.class.isAssignableFrom(scenario.benchmarkClass) ? BOTH_JVMS : SCORE;
-    }
-
     // ---- per scenario ------------------------------------------------------------------------
 
     private TextTable throughputTable(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
         TextTable table = new TextTable("", "Latchkey", "Redisson", "Spring", "Latchkey/Redisson", "Latchkey/Spring",
                 "target");
         String one = scenario.unit.substring(0, scenario.unit.length() - 1);
-        Measure throughput = throughput(scenario);
-        boolean twoJvms = TwoJvmBenchmark.class.isAssignableFrom(scenario.benchmarkClass);
+        Measure throughput = Measure.throughput(scenario);
+        boolean twoJvms = Measure.twoJvms(scenario);
         estimateRow(table, scenario, byLibrary, twoJvms ? "acquisitions/s, both JVMs" : scenario.unit + "/s (JMH)",
                 throughput, true, TextTable::count, throughputTarget(scenario, byLibrary));
         if (twoJvms) {
-            estimateRow(table, scenario, byLibrary, "acquisitions/s, this JVM (JMH)", SCORE, true, TextTable::count, "");
+            estimateRow(table, scenario, byLibrary, "acquisitions/s, this JVM (JMH)", Measure.SCORE, true, TextTable::count, "");
         }
         table.row(samplesRow(scenario, byLibrary));
         String wait = scenario.unit.equals("handoffs") ? "handoff" : "wait";
         row(table, scenario, byLibrary, wait + " p50", o -> o.metric(Keys.WAIT_P50), TextTable::millis);
         estimateRow(table, scenario, byLibrary, wait + (twoJvms ? " p99, this JVM" : " p99"),
-                Measure.metric(Keys.WAIT_P99), false, TextTable::millis, p99Target(scenario, byLibrary));
+                Measure.metric(Keys.WAIT_P99), false, TextTable::millis, twoJvms ? "" : p99Target(scenario, byLibrary));
         if (twoJvms) {
             estimateRow(table, scenario, byLibrary, wait + " p99, second JVM", Measure.metric(Keys.SECOND_JVM_WAIT_P99),
                     false, TextTable::millis, "");
+            estimateRow(table, scenario, byLibrary, wait + " p99, the worse JVM", Measure.WORSE_JVM_P99, false, TextTable::millis,
+                    p99Target(scenario, byLibrary));
             row(table, scenario, byLibrary, "longest run of grants to one JVM while the other waited",
                     o -> o.metric(Keys.LONGEST_RUN), TextTable::count);
         }
@@ -187,8 +161,8 @@ final class SuiteReport {
                 o -> perAcquisition(o, subscriptionChanges(o)), SuiteReport::threeDecimals);
         row(table, scenario, byLibrary, "Redis CPU / " + one, o -> per(o, Keys.REDIS_CPU_NANOS, Keys.ALL_ACQUISITIONS),
                 SuiteReport::micros);
-        table.row("mutual exclusion", exclusion(scenario, byLibrary, Library.LATCHKEY),
-                exclusion(scenario, byLibrary, Library.REDISSON), exclusion(scenario, byLibrary, Library.SPRING));
+        table.row("mutual exclusion", exclusionCell(scenario, byLibrary, Library.LATCHKEY),
+                exclusionCell(scenario, byLibrary, Library.REDISSON), exclusionCell(scenario, byLibrary, Library.SPRING));
         return table;
     }
 
@@ -280,7 +254,7 @@ final class SuiteReport {
         if (scenario.target.isEmpty()) {
             return "";
         }
-        Measure throughput = throughput(scenario);
+        Measure throughput = Measure.throughput(scenario);
         Optional<Estimate> latchkey = throughput.estimate(byLibrary.get(Library.LATCHKEY));
         Optional<Estimate> redisson = throughput.estimate(byLibrary.get(Library.REDISSON));
         if (latchkey.isEmpty() || redisson.isEmpty()) {
@@ -289,12 +263,12 @@ final class SuiteReport {
         return Verdict.atLeast(latchkey.get(), redisson.get(), scenario.target.getAsDouble());
     }
 
-    /** The wait target: Latchkey's p99 at most this fraction of Redisson's. */
+    /** The wait target: Latchkey's p99 (for two JVMs, the worse JVM's) at most this fraction of Redisson's. */
     private static String p99Target(Scenario scenario, Map<Library, RunOutcome> byLibrary) {
         if (scenario.p99Target.isEmpty()) {
             return "";
         }
-        Measure p99 = Measure.metric(Keys.WAIT_P99);
+        Measure p99 = Measure.waitP99(scenario);
         Optional<Estimate> latchkey = p99.estimate(byLibrary.get(Library.LATCHKEY));
         Optional<Estimate> redisson = p99.estimate(byLibrary.get(Library.REDISSON));
         if (latchkey.isEmpty() || redisson.isEmpty()) {
@@ -320,8 +294,8 @@ final class SuiteReport {
                         held(byLibrary.get(Library.LATCHKEY)) + " / " + held(byLibrary.get(Library.REDISSON)));
                 return;
             }
-            Measure throughput = throughput(scenario);
-            Function<RunOutcome, OptionalDouble> p99 = o -> o.metric(Keys.WAIT_P99);
+            Measure throughput = Measure.throughput(scenario);
+            Function<RunOutcome, OptionalDouble> p99 = Measure.waitP99(scenario).merged;
             table.row(scenario.id, scenario.unit.equals("handoffs") ? "handoffs" : "acq",
                     estimateCell(scenario, byLibrary, Library.LATCHKEY, throughput, TextTable::count),
                     estimateCell(scenario, byLibrary, Library.REDISSON, throughput, TextTable::count),
@@ -349,17 +323,17 @@ final class SuiteReport {
             if (scenario.inJvmTarget.isEmpty()) {
                 return;
             }
-            Optional<Estimate> latchkey = SCORE.estimate(byLibrary.get(Library.LATCHKEY));
-            Optional<Estimate> fair = SCORE.estimate(byLibrary.get(Library.IN_JVM_FAIR));
+            Optional<Estimate> latchkey = Measure.SCORE.estimate(byLibrary.get(Library.LATCHKEY));
+            Optional<Estimate> fair = Measure.SCORE.estimate(byLibrary.get(Library.IN_JVM_FAIR));
             double goal = scenario.inJvmTarget.getAsDouble();
             table.row(scenario.id,
-                    estimateCell(scenario, byLibrary, Library.LATCHKEY, SCORE, TextTable::count),
-                    estimateCell(scenario, byLibrary, Library.IN_JVM_FAIR, SCORE, TextTable::count),
-                    verdict(byLibrary, Library.IN_JVM_FAIR, SCORE, true),
+                    estimateCell(scenario, byLibrary, Library.LATCHKEY, Measure.SCORE, TextTable::count),
+                    estimateCell(scenario, byLibrary, Library.IN_JVM_FAIR, Measure.SCORE, TextTable::count),
+                    verdict(byLibrary, Library.IN_JVM_FAIR, Measure.SCORE, true),
                     latchkey.isPresent() && fair.isPresent() ? Verdict.atLeast(latchkey.get(), fair.get(), goal)
                             : String.format(Locale.ROOT, "≥ %.1f", goal),
-                    estimateCell(scenario, byLibrary, Library.IN_JVM, SCORE, TextTable::count),
-                    verdict(byLibrary, Library.IN_JVM, SCORE, true));
+                    estimateCell(scenario, byLibrary, Library.IN_JVM, Measure.SCORE, TextTable::count),
+                    verdict(byLibrary, Library.IN_JVM, Measure.SCORE, true));
         });
         return table;
     }
@@ -374,7 +348,7 @@ final class SuiteReport {
             List<String> cells = new ArrayList<>();
             cells.add(scenario.id);
             for (Function<RunOutcome, OptionalDouble> count : List.<Function<RunOutcome, OptionalDouble>>of(
-                    SuiteReport::scriptCalls, SuiteReport::subscriptionChanges)) {
+                    OutcomeValues::scriptCalls, OutcomeValues::subscriptionChanges)) {
                 for (Library library : Library.OVER_REDIS) {
                     cells.add(cell(scenario, byLibrary, library,
                             valueOf(byLibrary.get(library), o -> perAcquisition(o, count.apply(o))),
@@ -386,86 +360,7 @@ final class SuiteReport {
         return table;
     }
 
-    // ---- values ------------------------------------------------------------------------------
-
-    private static OptionalDouble valueOf(RunOutcome outcome, Function<RunOutcome, OptionalDouble> value) {
-        if (outcome == null || outcome.status == RunOutcome.Status.SKIPPED) {
-            return OptionalDouble.empty();
-        }
-        return value.apply(outcome);
-    }
-
-    private static OptionalDouble bothJvms(RunOutcome o) {
-        return bothJvms(o.score, o.metrics);
-    }
-
-    /** @return this JVM's JMH score plus the second JVM's rate over the same measured windows */
-    private static OptionalDouble bothJvms(OptionalDouble score, Properties metrics) {
-        OptionalDouble local = number(metrics, Keys.ACQUISITIONS);
-        OptionalDouble all = number(metrics, Keys.ALL_ACQUISITIONS);
-        OptionalDouble seconds = number(metrics, Keys.SECONDS);
-        if (score.isEmpty() || local.isEmpty() || all.isEmpty() || seconds.isEmpty() || seconds.getAsDouble() <= 0) {
-            return OptionalDouble.empty();
-        }
-        return OptionalDouble.of(score.getAsDouble() + (all.getAsDouble() - local.getAsDouble()) / seconds.getAsDouble());
-    }
-
-    private static OptionalDouble number(Properties metrics, String key) {
-        String value = metrics.getProperty(key);
-        if (value == null) {
-            return OptionalDouble.empty();
-        }
-        try {
-            return OptionalDouble.of(Double.parseDouble(value));
-        } catch (NumberFormatException e) {
-            return OptionalDouble.empty();
-        }
-    }
-
-    private static OptionalDouble perAcquisition(RunOutcome o, OptionalDouble amount) {
-        OptionalDouble all = o.metric(Keys.ALL_ACQUISITIONS);
-        if (amount.isEmpty() || all.isEmpty() || all.getAsDouble() <= 0) {
-            return OptionalDouble.empty();
-        }
-        return OptionalDouble.of(amount.getAsDouble() / all.getAsDouble());
-    }
-
-    private static OptionalDouble per(RunOutcome o, String amount, String count) {
-        OptionalDouble a = o.metric(amount);
-        OptionalDouble n = o.metric(count);
-        if (a.isEmpty() || n.isEmpty() || n.getAsDouble() <= 0) {
-            return OptionalDouble.empty();
-        }
-        return OptionalDouble.of(a.getAsDouble() / n.getAsDouble());
-    }
-
-    private static OptionalDouble perMinute(RunOutcome o, OptionalDouble amount) {
-        OptionalDouble seconds = o.metric(Keys.SECONDS);
-        if (amount.isEmpty() || seconds.isEmpty() || seconds.getAsDouble() <= 0) {
-            return OptionalDouble.empty();
-        }
-        return OptionalDouble.of(amount.getAsDouble() * 60 / seconds.getAsDouble());
-    }
-
-    /** @return the scripts run (EVAL, EVALSHA and their read-only and function kin): the round trips that carry them */
-    static OptionalDouble scriptCalls(RunOutcome o) {
-        return countOf(o, command -> command.startsWith("eval") || command.startsWith("fcall"));
-    }
-
-    /** @return the channel subscriptions made and dropped: (S|P)SUBSCRIBE and (S|P)UNSUBSCRIBE calls */
-    static OptionalDouble subscriptionChanges(RunOutcome o) {
-        return countOf(o, command -> SUBSCRIPTION_COMMANDS.contains(command));
-    }
-
-    private static OptionalDouble countOf(RunOutcome o, Predicate<String> command) {
-        long count = calls(o).entrySet().stream().filter(e -> command.test(e.getKey()))
-                .mapToLong(Map.Entry::getValue).sum();
-        return o.metrics.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(count);
-    }
-
-    private static OptionalDouble scaled(OptionalDouble value, double factor) {
-        return value.isPresent() ? OptionalDouble.of(value.getAsDouble() * factor) : value;
-    }
+    // ---- cells -------------------------------------------------------------------------------
 
     private static String cell(Scenario scenario, Map<Library, RunOutcome> byLibrary, Library library,
             OptionalDouble value, DoubleFunction<String> format) {
@@ -505,83 +400,8 @@ final class SuiteReport {
         return e.bounded() ? format.apply(e.mean) + " ± " + format.apply(e.halfWidth()) : format.apply(e.mean);
     }
 
-    private static String exclusion(Scenario scenario, Map<Library, RunOutcome> byLibrary, Library library) {
+    private static String exclusionCell(Scenario scenario, Map<Library, RunOutcome> byLibrary, Library library) {
         return scenario.libraries.contains(library) ? exclusion(byLibrary.get(library)) : "n/a";
-    }
-
-    private static String exclusion(RunOutcome outcome) {
-        if (outcome == null) {
-            return "—";
-        }
-        if (outcome.status == RunOutcome.Status.SKIPPED) {
-            return "skipped";
-        }
-        if (outcome.text(Keys.VIOLATION).isPresent() || outcome.status == RunOutcome.Status.FAILED) {
-            return violated(outcome) ? "VIOLATED" : "not verified";
-        }
-        OptionalDouble verified = outcome.metric(Keys.VERIFIED);
-        return verified.isPresent() ? "ok, " + TextTable.count(verified.getAsDouble()) + " checked" : "—";
-    }
-
-    private static String shortExclusion(RunOutcome outcome) {
-        String full = exclusion(outcome);
-        return full.startsWith("ok") ? "ok" : full;
-    }
-
-    private static String held(RunOutcome outcome) {
-        if (outcome == null || outcome.status == RunOutcome.Status.SKIPPED) {
-            return "—";
-        }
-        OptionalDouble held = outcome.metric("watchdog.still.held");
-        OptionalDouble locks = outcome.metric("watchdog.locks");
-        if (held.isEmpty() || locks.isEmpty()) {
-            return "FAILED";
-        }
-        return held.getAsDouble() == locks.getAsDouble() ? "all held" : "LOST " + TextTable.count(locks.getAsDouble() - held.getAsDouble());
-    }
-
-    private static String commands(RunOutcome outcome) {
-        if (outcome == null || outcome.status == RunOutcome.Status.SKIPPED) {
-            return "—";
-        }
-        Map<String, Long> calls = calls(outcome);
-        if (calls.isEmpty()) {
-            return "none";
-        }
-        StringBuilder text = new StringBuilder();
-        calls.entrySet().stream()
-                .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-                .limit(3)
-                .forEach(e -> text.append(text.length() == 0 ? "" : ", ").append(e.getKey()).append(' ')
-                        .append(TextTable.count(e.getValue())));
-        return text.toString();
-    }
-
-    /** The most frequent commands per acquisition, such as {@code evalsha 2.00 del 1.00}. */
-    private static String commandsPer(RunOutcome outcome) {
-        if (outcome == null || outcome.status == RunOutcome.Status.SKIPPED) {
-            return "—";
-        }
-        OptionalDouble all = outcome.metric(Keys.ALL_ACQUISITIONS);
-        if (all.isEmpty() || all.getAsDouble() <= 0) {
-            return "—";
-        }
-        StringBuilder text = new StringBuilder();
-        calls(outcome).entrySet().stream()
-                .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-                .limit(6)
-                .forEach(e -> text.append(text.length() == 0 ? "" : ", ").append(e.getKey())
-                        .append(String.format(Locale.ROOT, " %.2f", e.getValue() / all.getAsDouble())));
-        return text.toString();
-    }
-
-    private static Map<String, Long> calls(RunOutcome outcome) {
-        Map<String, Long> calls = new TreeMap<>();
-        outcome.metrics.stringPropertyNames().stream()
-                .filter(key -> key.startsWith(Keys.COMMAND_PREFIX))
-                .forEach(key -> calls.put(key.substring(Keys.COMMAND_PREFIX.length()),
-                        Long.parseLong(outcome.metrics.getProperty(key))));
-        return calls;
     }
 
     private static String micros(double nanos) {

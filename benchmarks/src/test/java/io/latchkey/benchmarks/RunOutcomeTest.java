@@ -32,7 +32,7 @@ class RunOutcomeTest {
         assertEquals(9_900, outcome.metric(Keys.COMMAND_PREFIX + "evalsha").getAsDouble());
         assertEquals(6, outcome.metric(Keys.WAIT_P99).getAsDouble());
         assertEquals(7, outcome.metric(Keys.LONGEST_RUN).getAsDouble());
-        assertEquals(3.0, SuiteReport.scriptCalls(outcome).getAsDouble() / 3_300, 1e-9);
+        assertEquals(3.0, OutcomeValues.scriptCalls(outcome).getAsDouble() / 3_300, 1e-9);
     }
 
     @Test

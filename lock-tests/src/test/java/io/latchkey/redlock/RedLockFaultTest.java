@@ -340,7 +340,21 @@ class RedLockFaultTest {
         three.get(2).resume(); // the connect in flight now succeeds: it must close what it opened
 
         within(Duration.ofSeconds(15)).untilAsserted(() -> assertEquals(List.of(), threadsStartedSince(before),
-                "threads still alive after close()"));
+                () -> "threads still alive after close(), where they are:" + whereTheyAre(before)));
+    }
+
+    /** For the failure's message: the stack of every thread that should have ended (seen once in a soak under load). */
+    private static String whereTheyAre(Set<Thread> before) {
+        StringBuilder stacks = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.isAlive() && !before.contains(thread) && threadsStartedSince(before).contains(thread.getName())) {
+                stacks.append("\n  ").append(thread.getName());
+                for (StackTraceElement frame : stack) {
+                    stacks.append("\n      at ").append(frame);
+                }
+            }
+        });
+        return stacks.toString();
     }
 
     /** @return the names of the client threads (Latchkey's and Lettuce's) started since {@code before} */

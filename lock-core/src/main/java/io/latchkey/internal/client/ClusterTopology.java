@@ -58,8 +58,14 @@ final class ClusterTopology implements RedisTopology {
     /** The least time between two refreshes that redirections or reconnects trigger. */
     static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofSeconds(1);
     private static final int SHARDED_PUBSUB_MAJOR_VERSION = 7;
-    private static final long VERSION_RETRY_FIRST_PAUSE_MILLIS = 20;
-    private static final long VERSION_RETRY_MAX_PAUSE_MILLIS = 200;
+    /*
+     * Connecting is tried again, for up to the connect timeout, when a connection that had just
+     * opened was down again by its first command: seen in soaks on a loaded machine, where the
+     * seed's connection failed its CLUSTER NODES, or a master's its INFO, with "Currently not
+     * connected" right after the handshake. A refusal (a wrong password, no route) is not.
+     */
+    private static final long RETRY_FIRST_PAUSE_MILLIS = 20;
+    private static final long RETRY_MAX_PAUSE_MILLIS = 200;
 
     private final RedisClusterClient client;
     private final StatefulRedisClusterConnection<String, String> connection;
@@ -115,10 +121,14 @@ final class ClusterTopology implements RedisTopology {
                 .nodeFilter(node -> !(node.is(NodeFlag.FAIL) || node.is(NodeFlag.NOADDR) || node.is(NodeFlag.HANDSHAKE)))
                 .build());
         try {
-            StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8);
-            StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
-            Retries retries = new Retries(resources.timer(), ticker, VERSION_RETRY_FIRST_PAUSE_MILLIS, VERSION_RETRY_MAX_PAUSE_MILLIS);
+            Retries retries = new Retries(resources.timer(), ticker, RETRY_FIRST_PAUSE_MILLIS, RETRY_MAX_PAUSE_MILLIS);
             long deadlineNanos = ticker.read() + ConnectionOptions.connectTimeout(config).toNanos();
+            // On the caller's thread, as LockClient.create is: Lettuce's blocking connect loads the
+            // view of the cluster first, which its connectAsync leaves to the caller.
+            StatefulRedisClusterConnection<String, String> connection = retries.blocking(
+                    () -> client.connect(StringCodec.UTF8), ClusterTopology::droppedAsItOpened, deadlineNanos);
+            StatefulRedisClusterPubSubConnection<String, String> pubSub = retries.blocking(
+                    () -> client.connectPubSub(StringCodec.UTF8), ClusterTopology::droppedAsItOpened, deadlineNanos);
             boolean useShardedPubSub = everyMasterAtLeast(connection, SHARDED_PUBSUB_MAJOR_VERSION, retries, deadlineNanos);
             log.debug("Connected to {}; unlock messages use {} pub/sub", where, useShardedPubSub ? "sharded" : "classic");
             return new ClusterTopology(resources, client, connection, pubSub, useShardedPubSub, config.commandTimeout(), where, ticker);
@@ -136,8 +146,8 @@ final class ClusterTopology implements RedisTopology {
      * its version: one master older than {@code major} would reject SPUBLISH for its slots.
      * Lettuce opens node connections on first use, and a command sent while its connection is
      * still opening is rejected, so opening them now spares the first lock calls that failure.
-     * A master whose connection was down when asked (seen once in CI, on a loaded machine) is
-     * asked again while the connect timeout lasts: Lettuce reconnects it meanwhile.
+     * A master whose connection was down when asked is asked again while the connect timeout
+     * lasts: Lettuce reconnects it meanwhile.
      */
     private static boolean everyMasterAtLeast(StatefulRedisClusterConnection<String, String> connection, int major,
                                               Retries retries, long deadlineNanos) {
@@ -148,10 +158,30 @@ final class ClusterTopology implements RedisTopology {
                 versions.add(retries.until(() -> connection.getConnectionAsync(uri.getHost(), uri.getPort())
                         .thenCompose(master -> master.async().info("server"))
                         .thenApply(ClusterTopology::majorVersion)
-                        .toCompletableFuture(), Failures::wasRejectedUnsent, deadlineNanos));
+                        .toCompletableFuture(), ClusterTopology::droppedAsItOpened, deadlineNanos));
             }
         }
         return versions.stream().allMatch(version -> version.join() >= major);
+    }
+
+    /**
+     * @param failure a failure of connecting or of a first command
+     * @return true if a command found its connection down and was not sent: the command itself,
+     *     or one of the per-node failures that Lettuce's topology query keeps as suppressed
+     */
+    static boolean droppedAsItOpened(Throwable failure) {
+        int depth = 0;
+        for (Throwable cause = failure; cause != null && depth++ < 8; cause = cause.getCause()) {
+            if (Failures.wasRejectedUnsent(cause)) {
+                return true;
+            }
+            for (Throwable perNode : cause.getSuppressed()) {
+                if (Failures.wasRejectedUnsent(perNode)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Opens the connections to masters that a topology change brought, before commands need them. */

@@ -44,7 +44,7 @@ public final class RedisExecutor implements ScriptRunner {
     private final Duration commandTimeout;
     private final String description;
     private final ToIntFunction<String> shardOfKey;
-    /** Retries TRYAGAIN replies in a Cluster; null where they cannot occur. */
+    /** Retries TRYAGAIN replies and unsent calls in a Cluster; null for a single server. */
     private final @Nullable Retries tryAgainRetries;
     /** Bounds those retries by the command timeout; null where they cannot occur. */
     private final @Nullable Ticker ticker;
@@ -81,7 +81,10 @@ public final class RedisExecutor implements ScriptRunner {
      * An executor for a Redis Cluster: script calls are batched per hash slot, and a
      * {@code TRYAGAIN} reply (a multi-key call on a slot that is being migrated, whose keys are
      * split between two nodes for a moment) is retried with a short back-off for as long as the
-     * command timeout allows. Redis did not run the call, so the retry is safe.
+     * command timeout allows, and so is a call that Lettuce rejected unsent because its node's
+     * connection was not up (a connection that had just opened, seen unusable for a moment on a
+     * loaded machine; a slot without a master mid-failover). Redis did not run the call, so the
+     * retry is safe.
      *
      * @param connection a cluster connection, which follows MOVED and ASK itself
      * @param commandTimeout the timeout the connection enforces
@@ -109,7 +112,7 @@ public final class RedisExecutor implements ScriptRunner {
      */
     @Override
     public <T> CompletableFuture<T> eval(String lockName, Script script, ScriptOutputType type, String[] keys, String... args) {
-        return this.<T>retryingTryAgain(() -> evalOnce(script, type, keys, args))
+        return this.<T>retryingPassingRefusals(() -> evalOnce(script, type, keys, args))
                 .exceptionallyCompose(failure -> failed(lockName, failure));
     }
 
@@ -139,13 +142,14 @@ public final class RedisExecutor implements ScriptRunner {
         }
     }
 
-    private <T> CompletableFuture<T> retryingTryAgain(Supplier<CompletableFuture<T>> call) {
+    private <T> CompletableFuture<T> retryingPassingRefusals(Supplier<CompletableFuture<T>> call) {
         Retries retries = tryAgainRetries;
         Ticker clock = ticker;
         if (retries == null || clock == null) {
             return call.get();
         }
-        return retries.until(call, RedisExecutor::isTryAgain, clock.read() + commandTimeout.toNanos());
+        return retries.until(call, failure -> isTryAgain(failure) || Failures.wasRejectedUnsent(failure),
+                clock.read() + commandTimeout.toNanos());
     }
 
     /**
@@ -177,7 +181,7 @@ public final class RedisExecutor implements ScriptRunner {
             return this.<T>eval(lockName, script, type, keys, args).thenApply(Replicated::unacknowledged);
         }
         long timeoutMillis = Math.max(1, timeout.toMillis());
-        CompletableFuture<Replicated<T>> sent = retryingTryAgain(() -> {
+        CompletableFuture<Replicated<T>> sent = retryingPassingRefusals(() -> {
             RedisClusterAsyncCommands<String, String> waitOn = sameConnectionAs(keys[0]);
             CompletableFuture<T> bySha = dispatch(() -> commands.<T>evalsha(script.sha1(), type, keys, args));
             CompletableFuture<OptionalLong> acked = acknowledged(lockName, waitOn, replicas, timeoutMillis);
@@ -255,7 +259,7 @@ public final class RedisExecutor implements ScriptRunner {
      * @return the reply
      */
     public <T> CompletableFuture<T> call(String lockName, Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
-        CompletableFuture<T> reply = retryingTryAgain(() -> dispatch(() -> command.apply(commands)));
+        CompletableFuture<T> reply = retryingPassingRefusals(() -> dispatch(() -> command.apply(commands)));
         return reply.exceptionallyCompose(failure -> failed(lockName, failure));
     }
 

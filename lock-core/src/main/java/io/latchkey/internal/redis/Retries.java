@@ -45,6 +45,38 @@ public final class Retries {
         return attempt(call, passing, deadlineNanos, firstPauseMillis);
     }
 
+    /**
+     * The same tries for a blocking call, on the caller's thread (LockClient.create connecting):
+     * between two tries the caller waits for a pause that the timer ends.
+     *
+     * @param call makes one try, blocking
+     * @param passing which failures are worth another try
+     * @param deadlineNanos the ticker's time after which no try starts
+     * @param <T> the reply type
+     * @return the first successful try's reply
+     * @throws RuntimeException the last try's failure; also the last failure if the timer stopped
+     */
+    public <T> T blocking(Supplier<T> call, Predicate<Throwable> passing, long deadlineNanos) {
+        long pauseMillis = firstPauseMillis;
+        while (true) {
+            try {
+                return call.get();
+            } catch (RuntimeException failure) {
+                if (!passing.test(failure) || ticker.read() + TimeUnit.MILLISECONDS.toNanos(pauseMillis) - deadlineNanos > 0) {
+                    throw failure;
+                }
+                CompletableFuture<Void> pause = new CompletableFuture<>();
+                try {
+                    timer.newTimeout(due -> pause.complete(null), pauseMillis, TimeUnit.MILLISECONDS);
+                } catch (IllegalStateException clientClosing) {
+                    throw failure;
+                }
+                pause.join();
+                pauseMillis = Math.min(pauseMillis * 2, maxPauseMillis);
+            }
+        }
+    }
+
     private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, Predicate<Throwable> passing,
                                              long deadlineNanos, long pauseMillis) {
         return call.get().handle((reply, failure) -> {

@@ -83,6 +83,24 @@ class RetriesTest {
         assertFalse(reply.isCancelled());
     }
 
+    @Test
+    void aBlockingCallIsMadeAgainAfterAPauseTheTimerEndsAndItsLastFailureIsThrown() throws Exception {
+        ManualTimer firing = ManualTimer.firingAtOnce();
+        Retries atOnce = new Retries(firing, firing.ticker(), 20, 80);
+        Supplier<CompletableFuture<String>> answers = answers(NOT_CONNECTED, NOT_CONNECTED, "redis_version:7.0.15");
+        assertEquals("redis_version:7.0.15", atOnce.blocking(() -> answers.get().join(), failure -> true,
+                Duration.ofSeconds(2).toNanos()));
+        assertEquals(3, tries.get());
+
+        tries.set(0);
+        RedisCommandExecutionException refused = new RedisCommandExecutionException("WRONGPASS invalid username-password pair");
+        Supplier<CompletableFuture<String>> refusals = answers(refused, "never asked");
+        java.util.concurrent.CompletionException thrown = assertThrows(java.util.concurrent.CompletionException.class,
+                () -> atOnce.blocking(() -> refusals.get().join(), Failures::wasRejectedUnsent, Duration.ofSeconds(2).toNanos()));
+        assertSame(refused, thrown.getCause());
+        assertEquals(1, tries.get());
+    }
+
     /** @return a call whose tries answer these in turn: a Throwable fails the try, anything else is its reply */
     private Supplier<CompletableFuture<String>> answers(Object... answers) {
         Deque<Object> left = new ArrayDeque<>(List.of(answers));
