@@ -5,8 +5,10 @@ import io.latchkey.internal.redis.Failures;
 import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.Ticker;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,9 +17,11 @@ import org.slf4j.LoggerFactory;
  * Takes in Redis the holds that a kind's release granted and a message told of
  * ({@link HoldCalls#takeGranted}): the owner entered on the message, confirmed until the grant's
  * bound, and the take sets the owner's own lease in its place, which may be longer or shorter.
- * The take's answer, or if it is lost the answer of the call sent again to settle it, is what the
- * client believes of the lease from then on; a take is never undone, since the owner holds the
- * level already. Thread-safe.
+ * From the moment the take is sent the hold counts on no more than the owner's lease from then,
+ * since Redis may run it at once; the take's answer, or if it is lost the answer of the call
+ * sent again to settle it, is what the client believes of the lease from then on. A take is
+ * never undone, since the owner holds the level already; one that Redis refuses for good loses
+ * the hold. Thread-safe.
  */
 final class GrantTakes {
 
@@ -51,48 +55,74 @@ final class GrantTakes {
      * @param grantUntilNanos by the client's ticker, a time before which Redis does not drop the grant
      */
     void take(Hold hold, String field, LeaseTerm lease, long token, long grantUntilNanos) {
+        Take take = new Take(hold, context.ticker(), TimeUnit.MILLISECONDS.toNanos(lease.millis()), grantUntilNanos);
         HoldId id = context.hold(lock, hold.owner());
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
         String held = Long.toString(token);
-        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
-        long[] sentAtNanos = new long[1];
-        unsettled.after(id, () -> {
-            sentAtNanos[0] = context.ticker().read();
-            return unsettled.sendOrSettleLater(id, "take of granted hold " + token + " by " + call,
-                    () -> scripts.acquire(field, lease, call, held), () -> {
-                        // Sent again with the same id, it answers as the first time if that ran; either
-                        // way Redis set the owner's lease after the first send. Left unheard, a lease
-                        // that Redis extended would be given up (and ended there) at the grant's bound.
-                        CompletableFuture<List<Object>> again = scripts.acquire(field, lease, call, held);
-                        again.thenAccept(reply -> taken(hold, reply, sentAtNanos[0] + leaseNanos));
-                        return again;
-                    });
-        }).whenComplete((reply, failure) -> {
+        unsettled.afterOrSettleLater(id, "take of granted hold " + token + " by " + call, () -> {
+            take.sending();
+            return scripts.acquire(field, lease, call, held);
+        }, () -> {
+            // Sent again with the same id, it answers as the first time if that ran; either way
+            // Redis set the owner's lease after the first send. Left unheard, a lease that Redis
+            // extended would be given up (and ended there) at the grant's bound.
+            take.sending();
+            CompletableFuture<List<Object>> again = scripts.acquire(field, lease, call, held);
+            again.thenAccept(take::answered);
+            return again;
+        }, CompletionException::new).whenComplete((reply, failure) -> {
             if (failure == null) {
-                taken(hold, reply, sentAtNanos[0] + leaseNanos);
+                take.answered(reply);
                 return;
             }
             log.debug("lock '{}': taking the hold granted to {} failed: {}", name, field, failure.toString());
-            if (Failures.mayHaveRun(failure)) {
-                // It may have set the owner's lease, shorter than the grant's bound: count on that
-                // alone, never beyond the bound. The answer of the call sent again decides.
-                long taken = sentAtNanos[0] + leaseNanos;
-                hold.confirmAnew(taken - grantUntilNanos < 0 ? taken : grantUntilNanos);
+            if (!Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
+                // Not run, and not to be sent again: the grant runs out at its bound, and the owner's
+                // lease was never set. Lost now, the hold is ended in Redis if Redis lets it.
+                hold.lose("taking the hold its release granted was refused: " + Failures.describe(failure), true);
             }
         });
     }
 
-    /**
-     * A take's answer: the owner's lease, set anew in place of the grant's bound, or the grant gone.
-     *
-     * @param untilNanos the first send of the take plus the owner's lease
-     */
-    private static void taken(Hold hold, List<Object> reply, long untilNanos) {
-        if ((Long) reply.get(0) == 1L) {
-            hold.confirmAnew(untilNanos);
-        } else {
-            hold.lose("taking the hold its release granted found it gone from Redis", false);
+    /** One take: when it was first sent, and what the hold counts on from then. */
+    private static final class Take {
+        private final Hold hold;
+        private final Ticker ticker;
+        private final long leaseNanos;
+        private final long grantUntilNanos;
+        /** Set by the first send, before any answer; later sends happen after earlier ones failed. */
+        private volatile long firstSentNanos;
+        private volatile boolean sent;
+
+        Take(Hold hold, Ticker ticker, long leaseNanos, long grantUntilNanos) {
+            this.hold = hold;
+            this.ticker = ticker;
+            this.leaseNanos = leaseNanos;
+            this.grantUntilNanos = grantUntilNanos;
+        }
+
+        /**
+         * Once Redis may run it, the take may set the owner's lease, shorter than the grant's
+         * bound: the hold counts on no more than that until an answer says what Redis did.
+         */
+        void sending() {
+            if (sent) {
+                return;
+            }
+            firstSentNanos = ticker.read();
+            sent = true;
+            long taken = firstSentNanos + leaseNanos;
+            hold.confirmAnew(taken - grantUntilNanos < 0 ? taken : grantUntilNanos);
+        }
+
+        /** A take's answer: the owner's lease from the first send, set anew in place of the grant's bound, or the grant gone. */
+        void answered(List<Object> reply) {
+            if ((Long) reply.get(0) == 1L) {
+                hold.confirmAnew(firstSentNanos + leaseNanos);
+            } else {
+                hold.lose("taking the hold its release granted found it gone from Redis", false);
+            }
         }
     }
 }

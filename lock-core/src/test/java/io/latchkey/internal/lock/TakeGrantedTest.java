@@ -84,6 +84,45 @@ class TakeGrantedTest {
     }
 
     @Test
+    void aTakeStillInFlightConfirmsTheOwnersShorterLeaseFromItsSendOnly() {
+        Hold hold = enteredOnTheGrant(SHORT_LEASE);
+
+        // Unanswered: Redis may have run it and cut the key to the owner's lease, 1 s from the send,
+        // and the next waiter may take the lock then.
+        timer.advance(SHORT.minusMillis(1));
+        assertTrue(hold.isHeld());
+        timer.advance(Duration.ofMillis(1));
+
+        // Before, the hold stayed confirmed until the grant's bound (3 s on) while the take was in flight.
+        assertTrue(hold.isLost(), "the take may have set the owner's shorter lease the moment it was sent");
+        assertEquals(1, scripts.takesSent());
+    }
+
+    @Test
+    void aTakeStillInFlightWithALongerLeaseKeepsTheGrantsBound() {
+        Hold hold = enteredOnTheGrant(LONG_LEASE);
+
+        timer.advance(GRANT_BOUND.minus(ENTERED_AT).minusMillis(1));
+        assertTrue(hold.isHeld(), "the grant lasts until its bound whether the take ran or not");
+        timer.advance(Duration.ofMillis(1));
+
+        assertTrue(hold.isLost(), "not beyond the bound before an answer says the take ran");
+    }
+
+    @Test
+    void aTakeRefusedForGoodLosesTheHoldAtOnceAndEndsItInRedis() {
+        Hold hold = enteredOnTheGrant(LONG_LEASE);
+
+        // Not run and not sent again: Redis keeps only the grant, which runs out at its bound.
+        scripts.failOldest(new RedisCommandExecutionException("NOPERM this user has no permissions to run the 'hset' command"));
+
+        assertTrue(hold.isLost(), "not counted as held with a lease Redis never set");
+        assertTrue(String.valueOf(hold.lossReason()).startsWith("taking the hold its release granted was refused"), hold.lossReason());
+        assertEquals(1, scripts.takesSent(), "a refusal for good is not sent again");
+        assertTrue(scripts.releasedOrEnded(), "the grant is ended in Redis, so the next waiter need not wait for its bound");
+    }
+
+    @Test
     void theAnswerOfTheTakeSentAgainConfirmsTheOwnersLeaseFromTheFirstSend() {
         Hold hold = enteredOnTheGrant(LONG_LEASE);
         scripts.failOldest(timedOut());

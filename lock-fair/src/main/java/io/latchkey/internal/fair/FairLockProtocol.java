@@ -18,6 +18,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -58,6 +59,8 @@ public final class FairLockProtocol implements LockProtocol {
 
     /** Far beyond any sensible setting, and small enough that Redis time plus it stays an exact Lua number. */
     private static final Duration LONGEST_PLACE = Duration.ofDays(100 * 365);
+    /** What Redis TIME floored to milliseconds, and its comparisons' edge, may take off a deadline. */
+    private static final long REDIS_TIME_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final String name;
     private final LockServer context;
@@ -188,25 +191,29 @@ public final class FairLockProtocol implements LockProtocol {
     @Override
     public @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos,
                                              String queuedSecret) {
-        int space = word.indexOf(' ');
-        if (space < 0) {
+        OptionalLong token = GrantSecrets.provenToken(word, queuedSecret);
+        if (token.isEmpty()) {
             return null;
         }
-        String tokenText = word.substring(0, space);
-        long token;
-        try {
-            token = Long.parseLong(tokenText);
-        } catch (NumberFormatException notAToken) {
-            return null;
-        }
-        if (!GrantSecrets.proves(queuedSecret, tokenText, word.substring(space + 1))) {
-            return null;
-        }
-        long untilNanos = queuedSentNanos + placeNanos;
+        long untilNanos = grantLastsUntil(queuedSentNanos, placeNanos);
         if (context.config().replicaAcknowledgement().isPresent() || untilNanos - context.ticker().read() < enterMarginNanos) {
             return null;
         }
-        return holds.takeGranted(owner, lease, token, untilNanos);
+        return holds.takeGranted(owner, lease, token.getAsLong(), untilNanos);
+    }
+
+    /**
+     * A time, by the client's ticker, before which Redis does not drop a grant made on a try sent
+     * at {@code queuedSentNanos}: the try ran no earlier, and its place's deadline is Redis TIME
+     * floored to the millisecond plus the place, so it may end up to a millisecond before the send
+     * plus the place; one more spares the comparison's edge.
+     *
+     * @param queuedSentNanos when the try answered "queued" was sent, by the client's ticker
+     * @param placeNanos how long a place in line lasts
+     * @return the grant's lower bound
+     */
+    static long grantLastsUntil(long queuedSentNanos, long placeNanos) {
+        return queuedSentNanos + placeNanos - REDIS_TIME_FLOOR_NANOS;
     }
 
     /**

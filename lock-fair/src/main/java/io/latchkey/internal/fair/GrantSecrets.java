@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.OptionalLong;
 
 /**
  * The one-time secrets that let a fair waiter believe the release's grant message, and only it.
@@ -34,6 +35,29 @@ final class GrantSecrets {
         byte[] secret = new byte[SECRET_BYTES];
         RANDOM.nextBytes(secret);
         return HEX.formatHex(secret);
+    }
+
+    /**
+     * Reads a grant message, {@code <token> <proof>}, as release.lua publishes it.
+     *
+     * @param word the message's text after the waiter's name
+     * @param secret the secret of the waiter's last try answered "queued"
+     * @return the token the message grants, if its proof is release.lua's for that token and
+     *     secret; empty for anything else, which the waiter answers with a try
+     */
+    static OptionalLong provenToken(String word, String secret) {
+        int space = word.indexOf(' ');
+        if (space < 0) {
+            return OptionalLong.empty();
+        }
+        String token = word.substring(0, space);
+        long value;
+        try {
+            value = Long.parseLong(token);
+        } catch (NumberFormatException notAToken) {
+            return OptionalLong.empty();
+        }
+        return proves(secret, token, word.substring(space + 1)) ? OptionalLong.of(value) : OptionalLong.empty();
     }
 
     /**
