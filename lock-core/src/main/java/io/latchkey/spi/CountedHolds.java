@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tries and releases of a lock kind whose holds are a count in the lock hash, sent with the
@@ -45,21 +46,23 @@ public interface CountedHolds {
 
     /**
      * A hold that the kind's release granted the owner without a call of its own, which a message
-     * told of (the fair lock's release grants the next waiter), entered without a round trip. Its
-     * lease is confirmed until {@code untilNanos}, a time the kind knows Redis keeps the grant at
-     * least. As the level starts, a try that re-enters the token takes the hold in Redis (the
-     * kind's acquire script must take a granted hold so, giving it the owner's lease) and confirms
-     * that lease; if it finds the hold gone, the lease is lost. Its answer lost, it is sent again
-     * with the same call id until Redis answers (the script must answer that as the first time),
-     * and that answer confirms or loses the lease in its place; meanwhile the lease counts until
-     * the grant's bound at most. Never undone: the owner holds the level already. Not for replica
-     * acknowledgement: nothing waited for the replicas to have the grant.
+     * told of (the fair lock's release grants the next waiter), entered without a round trip. A
+     * try that re-enters the token takes the hold in Redis at once (the kind's acquire script
+     * must take a granted hold so, giving it the owner's lease); the lease is confirmed until
+     * {@code untilNanos}, a time the kind knows Redis keeps the grant at least, or the take's
+     * send plus the owner's lease if that is earlier, and the take's answer confirms the owner's
+     * lease, or loses it if the hold was gone. Its answer lost, it is sent again with the same
+     * call id until Redis answers (the script must answer that as the first time). Never undone:
+     * the owner holds the level already. Only while no other call of the owner on the lock is in
+     * flight or unsettled, since one that reaches Redis first may take or delete the grant. Not
+     * for replica acknowledgement: nothing waited for the replicas to have the grant.
      *
      * @param owner the owner id
      * @param lease the lease the owner takes
      * @param token the granted hold's token
      * @param untilNanos by the client's ticker, a time before which Redis does not drop the grant
-     * @return the acquired result
+     * @return the acquired result, or null if another call of the owner on the lock is under way:
+     *     the owner tries instead
      */
-    TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos);
+    @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos);
 }

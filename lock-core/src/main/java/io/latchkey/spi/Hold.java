@@ -251,28 +251,6 @@ public final class Hold implements RenewedLease {
         }
     }
 
-    /**
-     * Redis set the hold's lease anew, perhaps shorter than a bound confirmed before: a hold that
-     * the fair lock's release granted was confirmed until the waiter's place in line would have
-     * run out, and taking it set the owner's own lease. The lease is taken as run out after
-     * {@code untilNanos}, whatever was confirmed before; later confirmations move it on as usual.
-     *
-     * @param untilNanos the send time of the request that set the lease, plus that lease
-     */
-    public void confirmAnew(long untilNanos) {
-        synchronized (this) {
-            if (state != State.HELD) {
-                return;
-            }
-            confirmedUntilNanos = untilNanos;
-            confirmed = true;
-            if (check != null) {
-                check.cancel();
-            }
-            scheduleCheck();
-        }
-    }
-
     @Override
     public void renewed(long sentAtNanos, long untilNanos) {
         confirm(untilNanos);

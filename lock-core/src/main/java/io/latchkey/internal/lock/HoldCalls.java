@@ -213,8 +213,11 @@ public final class HoldCalls implements CountedHolds {
     }
 
     @Override
-    public TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos) {
-        return TryResult.acquired(new Granted(owner, field(owner), token, untilNanos, false, lease));
+    public @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos) {
+        String field = field(owner);
+        GrantTakes.Taking taking = takes.take(owner, field, lease, token, untilNanos);
+        return taking == null ? null
+                : TryResult.acquired(new Granted(owner, field, token, taking.confirmedUntilNanos(), false, taking));
     }
 
     /**
@@ -238,16 +241,17 @@ public final class HoldCalls implements CountedHolds {
         private final long token;
         private final long untilNanos;
         private final boolean anotherClientWaits;
-        /** For a hold granted by the kind's release, the owner's lease to take it with in Redis ({@link #takeGranted}); else null. */
-        private final @Nullable LeaseTerm toTake;
+        /** For a hold granted by the kind's release, its take in Redis ({@link #takeGranted}); else null. */
+        private final GrantTakes.@Nullable Taking taking;
 
-        Granted(long owner, String field, long token, long untilNanos, boolean anotherClientWaits, @Nullable LeaseTerm toTake) {
+        Granted(long owner, String field, long token, long untilNanos, boolean anotherClientWaits,
+                GrantTakes.@Nullable Taking taking) {
             this.owner = owner;
             this.field = field;
             this.token = token;
             this.untilNanos = untilNanos;
             this.anotherClientWaits = anotherClientWaits;
-            this.toTake = toTake;
+            this.taking = taking;
         }
 
         @Override
@@ -273,8 +277,15 @@ public final class HoldCalls implements CountedHolds {
                 }
             });
             hold.renewWith(() -> context.renewer().renew(context.executor(), layout.renewal(), layout.renewalKeys(), field, hold));
-            if (toTake != null) {
-                takes.take(hold, field, toTake, token, untilNanos);
+            if (taking != null) {
+                taking.attach(hold);
+            }
+        }
+
+        @Override
+        public void refuse() {
+            if (taking != null) {
+                taking.detach();
             }
         }
     }

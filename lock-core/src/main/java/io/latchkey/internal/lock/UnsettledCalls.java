@@ -94,6 +94,43 @@ public final class UnsettledCalls implements AutoCloseable {
         return reply;
     }
 
+    /**
+     * Sends a call of an owner at once if none of its calls on that lock is in flight or
+     * unsettled, and then before any later one; else sends nothing. For a call whose meaning
+     * depends on no other call of the owner having reached Redis first: the check and the
+     * admission are one step, so no call of the owner can slip in between.
+     *
+     * @param hold the owner's hold
+     * @param call sends the call, on this thread; a settlement it needs must be registered
+     *     ({@link #settleLater}) before the future it returns completes
+     * @param <T> the reply type
+     * @return the call's reply, or null if another call of the owner kept it from being sent
+     */
+    public <T> @Nullable CompletableFuture<T> afterIfIdle(HoldId hold, Supplier<CompletableFuture<T>> call) {
+        boolean[] busy = new boolean[1];
+        CallLine line = lines.compute(hold, (id, existing) -> {
+            if (existing != null && !existing.isIdle()) {
+                busy[0] = true;
+                return existing;
+            }
+            CallLine admitting = existing == null ? new CallLine(id) : existing;
+            admitting.admit();
+            return admitting;
+        });
+        if (busy[0]) {
+            return null;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        line.queueBehind(done);
+        CompletableFuture<T> reply = send(call);
+        reply.whenComplete((ok, failure) -> {
+            done.complete(null);
+            line.finish();
+            removeIfIdle(line);
+        });
+        return reply;
+    }
+
     private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
         try {
             return call.get();

@@ -2,6 +2,8 @@ package io.latchkey.internal.lock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LockConfig;
@@ -195,6 +197,49 @@ class TakeGrantedTest {
         assertFalse(scripts.releasedOrEnded(), "a take is never undone: the owner holds the level already");
     }
 
+    @Test
+    void anotherCallOfTheOwnerInFlightMakesTheWaiterTryInsteadOfEnteringOnTheWord() {
+        timer.advance(ENTERED_AT);
+        // Another attempt of the owner (an owner id shared by async callers) has a try in flight:
+        // reaching Redis first, it may take the grant with its own, shorter lease, or be undone
+        // and delete it, so the grant's bound says nothing any more.
+        calls.tryAcquire(OWNER, SHORT_LEASE, 0);
+
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
+        assertEquals(1, scripts.takesSent(), "no take was sent");
+
+        scripts.answerOldest(List.of(0L, 30_000L));
+        assertNotNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "once it answered");
+    }
+
+    @Test
+    void anUnsettledCallOfTheOwnerMakesTheWaiterTryInsteadOfEnteringOnTheWord() {
+        timer.advance(ENTERED_AT);
+        scripts.holdReleases();
+        calls.tryAcquire(OWNER, SHORT_LEASE, 0);
+        // Its answer lost, the try is undone by a release that Redis has not answered yet: run,
+        // it deletes a grant that the try had taken.
+        scripts.failOldest(timedOut());
+        assertEquals(1, scripts.releasesSent(), "the undo");
+
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
+
+        scripts.answerReleases();
+        assertNotNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "once the undo is settled");
+    }
+
+    @Test
+    void aLaterCallOfTheOwnerGoesBehindTheTake() {
+        Hold hold = enteredOnTheGrant(LONG_LEASE);
+        calls.tryAcquire(OWNER, SHORT_LEASE, 0);
+        assertEquals(1, scripts.takesSent(), "the later try waits for the take's answer");
+
+        scripts.answerOldest(List.of(1L, 1L, TOKEN));
+
+        assertEquals(2, scripts.takesSent());
+        assertTrue(hold.isHeld());
+    }
+
     private Hold enteredOnTheGrant(LeaseTerm lease) {
         timer.advance(ENTERED_AT);
         return enteredOnTheGrant(OWNER, lease);
@@ -202,7 +247,8 @@ class TakeGrantedTest {
 
     /** What the acquire loop does with a grant told by a message: records it (as LockHolds.admit does) and starts it. */
     private Hold enteredOnTheGrant(long owner, LeaseTerm lease) {
-        TryResult granted = calls.takeGranted(owner, lease, TOKEN, GRANT_BOUND.toNanos());
+        TryResult granted = Objects.requireNonNull(calls.takeGranted(owner, lease, TOKEN, GRANT_BOUND.toNanos()),
+                "no other call of the owner is under way");
         TryResult.Grant grant = Objects.requireNonNull(granted.grant());
         Hold hold = context.holds().granted(context.lockId("lock"), "lock", "fair", owner, grant.fencingToken(),
                 grant.confirmedUntilNanos(), lease.renewed());
@@ -224,6 +270,9 @@ class TakeGrantedTest {
         private final List<Take> sent = new ArrayList<>();
         private final Deque<CompletableFuture<List<Object>>> unanswered = new ArrayDeque<>();
         private boolean releasedOrEnded;
+        private boolean releasesHeld;
+        private int releasesSent;
+        private final List<CompletableFuture<Long>> heldReleases = new ArrayList<>();
 
         @Override
         public CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held) {
@@ -236,7 +285,29 @@ class TakeGrantedTest {
         @Override
         public CompletableFuture<Long> release(String field, String call, String mode) {
             releasedOrEnded = true;
-            return CompletableFuture.completedFuture(0L);
+            releasesSent++;
+            if (!releasesHeld) {
+                return CompletableFuture.completedFuture(0L);
+            }
+            CompletableFuture<Long> answer = new CompletableFuture<>();
+            heldReleases.add(answer);
+            return answer;
+        }
+
+        /** From now on releases wait for {@link #answerReleases}, as from a Redis out of reach. */
+        void holdReleases() {
+            releasesHeld = true;
+        }
+
+        void answerReleases() {
+            releasesHeld = false;
+            List<CompletableFuture<Long>> answering = new ArrayList<>(heldReleases);
+            heldReleases.clear();
+            answering.forEach(answer -> answer.complete(0L));
+        }
+
+        int releasesSent() {
+            return releasesSent;
         }
 
         @Override
