@@ -629,6 +629,26 @@ class FairLockScriptsTest {
     }
 
     @Test
+    void anUnlockByAWaiterWhoseGrantIsNotTakenYetChangesNothing() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        String token = tokenOf(A);
+        BlockingQueue<String> messages = listen();
+
+        // Another async caller of A's owner id unlocks: A holds nothing yet, so nothing is
+        // released. Before, the count 0 went to -1 as a last hold: the grant was deleted and B
+        // granted while A could still enter on the grant's message.
+        assertThat(release(A)).as("not held").isNull();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(tokenOf(A)).isEqualTo(token);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("nobody is told anything").isNull();
+    }
+
+    @Test
     void aTryOfTheGrantedWaiterTakesTheHoldWithItsOwnLeaseAndWakesTheNextInLine() throws Exception {
         acquire(HOLDER);
         acquire(A);

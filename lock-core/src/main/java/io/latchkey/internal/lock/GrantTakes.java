@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * ({@link HoldCalls#takeGranted}): the take sets the owner's own lease in place of the grant's,
  * which may be longer or shorter. The grant's bound is a time Redis keeps the grant at least only
  * while no other call of the owner reaches it first (another attempt's try would take it with
- * that attempt's lease, and that try's undo would delete it), so the take is sent at once, and
- * only if no call of the owner on the lock is in flight or unsettled; else the owner tries
- * instead. From the send on, the hold counts on no more than the owner's lease from then, since
+ * that attempt's lease, that try's undo or an unlock would delete it), so the take is sent at
+ * once, and only if the owner's last call on the lock was the try that left it in line and
+ * nothing of the owner came since ({@link UnsettledCalls#afterOnlyQueuedTry}); else the owner
+ * tries instead. From the send on, the hold counts on no more than the owner's lease from then, since
  * Redis may run the take at once; the take's answer, or if it is lost the answer of the call sent
  * again to settle it, confirms that lease or loses the hold. A take is never undone, since the
  * owner holds the level already; one that Redis refuses for good loses the hold. Thread-safe.
@@ -48,8 +49,8 @@ final class GrantTakes {
     }
 
     /**
-     * Sends the take of a granted hold with the owner's lease, if no call of the owner on the
-     * lock is in flight or unsettled.
+     * Sends the take of a granted hold with the owner's lease, if the owner's last call on the
+     * lock left it in line and nothing of the owner came since.
      *
      * @param owner the owner id
      * @param field the owner's field
@@ -64,7 +65,7 @@ final class GrantTakes {
         String call = unsettled.nextCallId();
         String held = Long.toString(token);
         Taking taking = new Taking(context.ticker(), TimeUnit.MILLISECONDS.toNanos(lease.millis()), grantUntilNanos);
-        CompletableFuture<List<Object>> reply = unsettled.afterIfIdle(id, () -> unsettled.sendOrSettleLater(id,
+        CompletableFuture<List<Object>> reply = unsettled.afterOnlyQueuedTry(id, () -> unsettled.sendOrSettleLater(id,
                 "take of granted hold " + token + " by " + call, () -> {
                     taking.sending();
                     return scripts.acquire(field, lease, call, held);

@@ -154,14 +154,13 @@ public final class HoldCalls implements CountedHolds {
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }
             });
-        }).thenCompose(replicated -> {
+        }, replicated -> queuedSecret(replicated.reply()) != null).thenCompose(replicated -> {
             List<Object> reply = replicated.reply();
             long answer = (Long) reply.get(0);
             if (answer == 0L) {
                 long wait = (Long) reply.get(1);
-                Object secret = reply.size() > 2 ? reply.get(2) : null;
-                return CompletableFuture.completedFuture(secret instanceof String kept && !kept.isEmpty()
-                        ? TryResult.queued(wait, kept) : TryResult.busy(wait));
+                String secret = queuedSecret(reply);
+                return CompletableFuture.completedFuture(secret != null ? TryResult.queued(wait, secret) : TryResult.busy(wait));
             }
             if (answer < 0L) {
                 return CompletableFuture.completedFuture(TryResult.goneHold());
@@ -175,6 +174,12 @@ public final class HoldCalls implements CountedHolds {
                             checkAcknowledged(acknowledgement.get(), acks, failure, granted, hold, field))
                     .thenCompose(checked -> checked);
         });
+    }
+
+    /** @return the secret that a try answered "not acquired" left with the owner's place in line, if the kind keeps one */
+    private static @Nullable String queuedSecret(List<Object> reply) {
+        Object secret = reply.size() > 2 && (Long) reply.get(0) == 0L ? reply.get(2) : null;
+        return secret instanceof String kept && !kept.isEmpty() ? kept : null;
     }
 
     /**
@@ -218,6 +223,11 @@ public final class HoldCalls implements CountedHolds {
         GrantTakes.Taking taking = takes.take(owner, field, lease, token, untilNanos);
         return taking == null ? null
                 : TryResult.acquired(new Granted(owner, field, token, taking.confirmedUntilNanos(), false, taking));
+    }
+
+    @Override
+    public void leftTheQueue(long owner) {
+        context.unsettled().leftTheQueue(context.hold(lock, owner));
     }
 
     /**

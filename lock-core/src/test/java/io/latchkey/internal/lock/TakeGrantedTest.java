@@ -199,22 +199,34 @@ class TakeGrantedTest {
 
     @Test
     void anotherCallOfTheOwnerInFlightMakesTheWaiterTryInsteadOfEnteringOnTheWord() {
-        timer.advance(ENTERED_AT);
+        queued(OWNER);
         // Another attempt of the owner (an owner id shared by async callers) has a try in flight:
         // reaching Redis first, it may take the grant with its own, shorter lease, or be undone
         // and delete it, so the grant's bound says nothing any more.
         calls.tryAcquire(OWNER, SHORT_LEASE, 0);
 
         assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
-        assertEquals(1, scripts.takesSent(), "no take was sent");
 
-        scripts.answerOldest(List.of(0L, 30_000L));
-        assertNotNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "once it answered");
+        scripts.answerOldest(List.of(0L, 30_000L, "another secret"));
+        assertNotNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()),
+                "that try left the owner in line, the last call: a grant after it is the owner's to take");
+    }
+
+    @Test
+    void aCallOfTheOwnerThatEndedSinceItsLastQueuedTryMakesTheWaiterTry() {
+        queued(OWNER);
+        // Another attempt's try ran after the grant, took it, and has answered: the line is idle
+        // again, but the grant the word tells of is gone or taken.
+        calls.tryAcquire(OWNER, SHORT_LEASE, 0);
+        scripts.answerOldest(List.of(1L, 1L, TOKEN));
+
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
+        assertEquals(0, scripts.takesSent());
     }
 
     @Test
     void anUnsettledCallOfTheOwnerMakesTheWaiterTryInsteadOfEnteringOnTheWord() {
-        timer.advance(ENTERED_AT);
+        queued(OWNER);
         scripts.holdReleases();
         calls.tryAcquire(OWNER, SHORT_LEASE, 0);
         // Its answer lost, the try is undone by a release that Redis has not answered yet: run,
@@ -223,30 +235,47 @@ class TakeGrantedTest {
         assertEquals(1, scripts.releasesSent(), "the undo");
 
         assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
-
         scripts.answerReleases();
-        assertNotNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "once the undo is settled");
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "nor once the undo is settled");
+    }
+
+    @Test
+    void aWaiterThatLeftTheLineDoesNotEnterOnALateWord() {
+        queued(OWNER);
+        calls.leftTheQueue(OWNER);
+
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()));
+        assertEquals(0, context.unsettled().pending(), "nothing of the owner is kept once it left");
     }
 
     @Test
     void aLaterCallOfTheOwnerGoesBehindTheTake() {
         Hold hold = enteredOnTheGrant(LONG_LEASE);
         calls.tryAcquire(OWNER, SHORT_LEASE, 0);
-        assertEquals(1, scripts.takesSent(), "the later try waits for the take's answer");
+        assertEquals(2, scripts.acquiresSent(), "the queued try and the take: the later try waits for the take's answer");
 
         scripts.answerOldest(List.of(1L, 1L, TOKEN));
 
-        assertEquals(2, scripts.takesSent());
+        assertEquals(3, scripts.acquiresSent());
         assertTrue(hold.isHeld());
     }
 
     private Hold enteredOnTheGrant(LeaseTerm lease) {
-        timer.advance(ENTERED_AT);
         return enteredOnTheGrant(OWNER, lease);
     }
 
-    /** What the acquire loop does with a grant told by a message: records it (as LockHolds.admit does) and starts it. */
+    /** The owner's last try, sent at {@link #ENTERED_AT}, answered "not acquired" with a secret: it waits in line. */
+    private void queued(long owner) {
+        if (timer.ticker().read() < ENTERED_AT.toNanos()) {
+            timer.advance(ENTERED_AT);
+        }
+        calls.tryAcquire(owner, SHORT_LEASE, 0);
+        scripts.answerOldest(List.of(0L, 30_000L, "secret of " + owner));
+    }
+
+    /** What the acquire loop does with a grant told by a message after the owner queued: records it (as LockHolds.admit does) and starts it. */
     private Hold enteredOnTheGrant(long owner, LeaseTerm lease) {
+        queued(owner);
         TryResult granted = Objects.requireNonNull(calls.takeGranted(owner, lease, TOKEN, GRANT_BOUND.toNanos()),
                 "no other call of the owner is under way");
         TryResult.Grant grant = Objects.requireNonNull(granted.grant());
@@ -324,16 +353,21 @@ class TakeGrantedTest {
             unanswered.removeFirst().completeExceptionally(failure);
         }
 
-        int takesSent() {
+        int acquiresSent() {
             return sent.size();
         }
 
-        int takesSent(long owner) {
-            return (int) sent.stream().filter(take -> take.field().endsWith(":" + owner)).count();
+        int takesSent() {
+            return sent().size();
         }
 
+        int takesSent(long owner) {
+            return (int) sent().stream().filter(take -> take.field().endsWith(":" + owner)).count();
+        }
+
+        /** @return the takes sent: acquire calls that re-enter the granted token, not the owners' tries */
         List<Take> sent() {
-            return sent;
+            return sent.stream().filter(take -> take.held().equals(Long.toString(TOKEN))).toList();
         }
 
         /** @return true if a release or an end was sent; the hold's loss ends it in Redis, so only before that */

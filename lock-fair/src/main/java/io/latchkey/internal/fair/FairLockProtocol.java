@@ -243,6 +243,7 @@ public final class FairLockProtocol implements LockProtocol {
     public CompletableFuture<Void> abandon(long owner, @Nullable String queuedSecret) {
         String field = context.field(owner);
         String secret = queuedSecret == null ? "" : queuedSecret;
+        holds.leftTheQueue(owner);
         return context.sendOrSettleLater(lock, owner, "leaving the queue",
                 () -> leaveQueue(field, secret), () -> leaveQueue(field, secret)).thenApply(removed -> null);
     }

@@ -67,7 +67,9 @@ else
     elseif last == call then
         return tonumber(count)
     end
-    if not count then
+    -- A grant not taken (count 0) is no hold of the owner's to release: only an undo of the try
+    -- that took it, or an end by its token, gives it up.
+    if not count or (count == '0' and mode ~= 'undo') then
         return nil
     end
     left = tonumber(count) - 1
