@@ -49,6 +49,22 @@ public interface AcquireProtocol {
     CompletableFuture<Void> abandon(long owner);
 
     /**
+     * As {@link #abandon(long)}, told which of the owner's tries was the attempt's: for a kind
+     * whose release grants the next waiter (the fair lock), several attempts of one owner share
+     * its place and its grant, and another attempt may have entered on a grant that this one
+     * never heard of. Such a kind gives back a grant not taken only if it was made on this
+     * attempt's try. The acquire loop calls this one.
+     *
+     * @param owner the owner id
+     * @param queuedSecret the {@link TryResult#queuedSecret()} of the attempt's last try answered
+     *     with one, or null if none was
+     * @return completes when nothing of the attempt is left
+     */
+    default CompletableFuture<Void> abandon(long owner, @Nullable String queuedSecret) {
+        return abandon(owner);
+    }
+
+    /**
      * @param owner the owner id, for kinds that wake waiters by name
      * @return the source of wake-ups for one attempt, ready once it cannot miss a release
      */
@@ -60,6 +76,30 @@ public interface AcquireProtocol {
      *     lock; else null, and {@link #wakeups} is used once a try has failed
      */
     default @Nullable Wakeups wakeupsIfWaitedFor(long owner) {
+        return null;
+    }
+
+    /**
+     * A try answered by a wake-up's word, without a round trip: for a kind whose release grants
+     * the lock to the next waiter and says so in the message (the fair lock, whose word is the
+     * token and a proof of the secret). Anyone who may publish on the lock's channel can send a
+     * word, so the kind enters only on one that proves the secret of the attempt's last try
+     * ({@link TryResult#queuedSecret()}), which only the kind's release knows besides this
+     * client. The acquire loop asks only when the attempt holds nothing yet, its last try was
+     * answered "not acquired" with a secret and none has been sent since (so the grant the word
+     * tells of came after that try ran), and offers each such secret once.
+     *
+     * @param owner the owner id
+     * @param lease the lease the attempt takes
+     * @param word the word, as {@link Wakeups#takeWord()} gave it
+     * @param queuedSentNanos the client's ticker just before the last try was sent
+     * @param queuedSecret that try's {@link TryResult#queuedSecret()}
+     * @return the grant, or null to make a try instead (the word is not the kind's, does not
+     *     prove the secret, or tells of a grant too close to running out to enter without a
+     *     round trip)
+     */
+    default @Nullable TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos,
+                                              String queuedSecret) {
         return null;
     }
 

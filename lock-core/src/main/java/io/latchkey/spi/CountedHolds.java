@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tries and releases of a lock kind whose holds are a count in the lock hash, sent with the
@@ -42,4 +43,35 @@ public interface CountedHolds {
      *     owner held nothing, in which case nothing changed
      */
     CompletableFuture<Void> release(long owner);
+
+    /**
+     * A hold that the kind's release granted the owner without a call of its own, which a message
+     * told of (the fair lock's release grants the next waiter), entered without a round trip. A
+     * try that re-enters the token takes the hold in Redis at once (the kind's acquire script
+     * must take a granted hold so, giving it the owner's lease); the lease is confirmed until
+     * {@code untilNanos}, a time the kind knows Redis keeps the grant at least, or the take's
+     * send plus the owner's lease if that is earlier, and the take's answer confirms the owner's
+     * lease, or loses it if the hold was gone. Its answer lost, it is sent again with the same
+     * call id until Redis answers (the script must answer that as the first time). Never undone:
+     * the owner holds the level already. Only if the owner's last call on the lock was the try that
+     * left it in line and nothing of the owner came since (another call may take or delete the
+     * grant), until {@link #leftTheQueue}. Not
+     * for replica acknowledgement: nothing waited for the replicas to have the grant.
+     *
+     * @param owner the owner id
+     * @param lease the lease the owner takes
+     * @param token the granted hold's token
+     * @param untilNanos by the client's ticker, a time before which Redis does not drop the grant
+     * @return the acquired result, or null if another call of the owner on the lock came since
+     *     its last try: the owner tries instead
+     */
+    @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos);
+
+    /**
+     * The owner left the lock's line (it gave up waiting) by a call of the kind's own: a grant's
+     * message no longer stands for its last try ({@link #takeGranted}).
+     *
+     * @param owner the owner id
+     */
+    void leftTheQueue(long owner);
 }

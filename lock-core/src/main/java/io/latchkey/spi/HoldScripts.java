@@ -20,7 +20,9 @@ public interface HoldScripts {
      * @param held '' to take the lock or re-enter, 'fresh' for a new hold, else the token of
      *     the hold to re-enter, as acquire.lua takes it
      * @return {1, hold count, token} if granted, {0, the bound on the wait in milliseconds}
-     *     if not, {-1, 0} if the hold to re-enter is gone
+     *     if not (with a third element, the secret the try left with its place in line, for a
+     *     kind whose release grants the next waiter: {@link TryResult#queuedSecret()}), {-1, 0}
+     *     if the hold to re-enter is gone
      */
     CompletableFuture<List<Object>> acquire(String field, LeaseTerm lease, String call, String held);
 

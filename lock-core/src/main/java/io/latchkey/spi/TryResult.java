@@ -14,19 +14,22 @@ import org.jspecify.annotations.Nullable;
  * @param holdGone true if the try was a re-entry of a hold that Redis no longer has; nothing changed
  * @param sharedFailure when not acquired because the try shared another's Redis call (local
  *     hand-off) and that call failed, its failure: Redis did not answer this try; else null
+ * @param queuedSecret when not acquired, of a kind whose release grants the next waiter and tells
+ *     it so by message (the fair lock): the one-time secret this try left in Redis with its place
+ *     in line, which a grant's message must prove ({@link AcquireProtocol#grantedByWord}); else null
  */
 public record TryResult(boolean acquired, long waitMillis, @Nullable Grant grant, boolean holdGone,
-                        @Nullable Throwable sharedFailure) {
+                        @Nullable Throwable sharedFailure, @Nullable String queuedSecret) {
 
-    private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false, null);
-    private static final TryResult GONE = new TryResult(false, -1, null, true, null);
+    private static final TryResult UNBOUNDED = new TryResult(false, -1, null, false, null, null);
+    private static final TryResult GONE = new TryResult(false, -1, null, true, null, null);
 
     /**
      * @param grant the grant
      * @return an acquired result
      */
     public static TryResult acquired(Grant grant) {
-        return new TryResult(true, 0, grant, false, null);
+        return new TryResult(true, 0, grant, false, null, null);
     }
 
     /**
@@ -34,7 +37,16 @@ public record TryResult(boolean acquired, long waitMillis, @Nullable Grant grant
      * @return a result that did not acquire
      */
     public static TryResult busy(long waitMillis) {
-        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, null, false, null);
+        return waitMillis < 0 ? UNBOUNDED : new TryResult(false, waitMillis, null, false, null, null);
+    }
+
+    /**
+     * @param waitMillis the bound on the wait
+     * @param secret see {@link #queuedSecret()}
+     * @return a result that did not acquire, of a kind whose release grants the next waiter
+     */
+    public static TryResult queued(long waitMillis, String secret) {
+        return new TryResult(false, waitMillis, null, false, null, secret);
     }
 
     /**
@@ -44,7 +56,7 @@ public record TryResult(boolean acquired, long waitMillis, @Nullable Grant grant
      * @return a result that did not acquire, worth trying again at once, that Redis did not answer
      */
     public static TryResult sharedFailure(Throwable failure) {
-        return new TryResult(false, 0, null, false, failure);
+        return new TryResult(false, 0, null, false, failure, null);
     }
 
     /** @return the result of a re-entry that found the hold gone */

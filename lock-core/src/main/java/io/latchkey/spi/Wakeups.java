@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an acquire attempt waits on between tries: unlock messages, or for lock kinds without
@@ -23,6 +24,17 @@ public interface Wakeups extends AutoCloseable {
      *     passes the hold on locally): it then hears no more signals, nor keeps any parked
      */
     CompletableFuture<Void> await(long seenSequence, long timeoutNanos);
+
+    /**
+     * Takes the word that a message naming this attempt carried after its name (the fair lock's
+     * release sends the token of the hold it granted the waiter so named), once: a later call
+     * answers null until another such message comes.
+     *
+     * @return the word, or null if no message with one came since the last call
+     */
+    default @Nullable String takeWord() {
+        return null;
+    }
 
     /** Ends the pending {@link #await} now, so the attempt can notice it was abandoned. */
     void interrupt();

@@ -65,16 +65,20 @@ class FairLockAcquireCostTest {
         final String[] releaseKeys;
         final String[] abandonKeys;
         String holder = "holder:0";
+        /** The first in line as the holder released: the waiter its release granted. */
+        String granted;
         int newcomers;
 
         Line(int length) {
             this.length = length;
             this.lock = "cost:" + length;
             String channel = FairLockRedis.channelOf(lock);
+            String secrets = FairLockRedis.secretsKey(lock);
             this.keys = new String[] {lock, FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel,
-                LockKeys.of(lock).fenceCounter()};
-            this.releaseKeys = new String[] {lock, FairLockRedis.queueKey(lock), channel};
-            this.abandonKeys = new String[] {FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel};
+                LockKeys.of(lock).fenceCounter(), secrets};
+            this.releaseKeys = new String[] {lock, FairLockRedis.queueKey(lock), channel, FairLockRedis.timeoutsKey(lock),
+                LockKeys.of(lock).fenceCounter(), secrets};
+            this.abandonKeys = new String[] {FairLockRedis.queueKey(lock), FairLockRedis.timeoutsKey(lock), channel, lock, secrets};
             redis.hset(lock, holder, "1");
             redis.pexpire(lock, Long.parseLong(LEASE));
             for (int i = 0; i < length; i++) {
@@ -86,8 +90,9 @@ class FairLockAcquireCostTest {
         private int calls;
 
         Long acquire(String caller) {
+            String call = "cost-" + ++calls;
             List<Object> reply = redis.evalsha(SHA.get("acquire.lua"), ScriptOutputType.MULTI, keys, LEASE, caller, PLACE,
-                    "publish", "cost-" + ++calls, "");
+                    "publish", call, "", "secret-" + call);
             return (Long) reply.get(0) == 1L ? null : (Long) reply.get(1);
         }
 
@@ -108,7 +113,7 @@ class FairLockAcquireCostTest {
             return redis.lindex(keys[1], -1);
         }
 
-        /** The first in line takes the lock the holder released; a newcomer joins the back. */
+        /** The first in line takes the lock the holder's release granted it; a newcomer joins the back. */
         void handOff() {
             String first = first();
             if (release(holder) != 0 || acquire(first) != null) {
@@ -132,17 +137,20 @@ class FairLockAcquireCostTest {
                     NOTHING, line -> line.acquire(line.first()), NOTHING),
             new Scenario("acquire: a newcomer joins the back",
                     NOTHING, line -> line.acquire("arrival"), line -> line.abandon("arrival")),
-            new Scenario("acquire: the first in line takes the lock",
-                    line -> line.release(line.holder), line -> {
-                        String first = line.first();
-                        line.acquire(first);
-                        line.holder = first;
+            // The release grants the lock to the first in line and takes it out of line: who that
+            // was is noted before.
+            new Scenario("acquire: the first in line takes the lock its release granted",
+                    line -> {
+                        line.granted = line.first();
+                        line.release(line.holder);
+                    }, line -> {
+                        line.acquire(line.granted);
+                        line.holder = line.granted;
                     }, line -> line.acquire("newcomer:" + line.newcomers++)),
-            new Scenario("release: the last hold, waking the first",
-                    NOTHING, line -> line.release(line.holder), line -> {
-                        String first = line.first();
-                        line.acquire(first);
-                        line.holder = first;
+            new Scenario("release: the last hold, granting the first",
+                    line -> line.granted = line.first(), line -> line.release(line.holder), line -> {
+                        line.acquire(line.granted);
+                        line.holder = line.granted;
                         line.acquire("newcomer:" + line.newcomers++);
                     }),
             new Scenario("abandon: the last in line gives up",
@@ -176,7 +184,45 @@ class FairLockAcquireCostTest {
                     .hasSize(1)
                     .isEqualTo(commands.get(100))
                     .isEqualTo(commands.get(1_000));
+            System.out.println(scenario.name() + ": " + commands.get(10).iterator().next() + " commands per call");
         }
+    }
+
+    /**
+     * A hand-off granted at the release, as the scripts see it: the holder's release is one script
+     * call that grants the first in line and sends it one message; the waiter's take of the grant
+     * (off the hand-off's path: the waiter entered on the message) is one more, which wakes the
+     * next in line by one message, so that it watches the new lease.
+     */
+    @Test
+    void aHandOffIsOneReleaseWithOneMessageThenOneTakeWithOneMessage() {
+        redis.flushall();
+        Line line = new Line(10);
+        String first = line.first();
+        redis.configResetstat();
+
+        line.release(line.holder);
+        assertThat(scriptCallsAndPublishes()).as("release: script calls, messages").containsExactly(1L, 1L);
+        line.acquire(first);
+        assertThat(scriptCallsAndPublishes()).as("and the take: script calls, messages").containsExactly(2L, 2L);
+    }
+
+    /** @return the script calls and the PUBLISH commands Redis ran since its statistics were reset */
+    private static List<Long> scriptCallsAndPublishes() {
+        long scripts = 0;
+        long publishes = 0;
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_publish:")) {
+                String stats = line.substring(line.indexOf(':') + 1);
+                long calls = Long.parseLong(stats.substring("calls=".length(), stats.indexOf(',')));
+                if (line.startsWith("cmdstat_evalsha:")) {
+                    scripts = calls;
+                } else {
+                    publishes = calls;
+                }
+            }
+        }
+        return List.of(scripts, publishes);
     }
 
     /** @return how many commands Redis ran so far, the script's own included, less the uncounted */

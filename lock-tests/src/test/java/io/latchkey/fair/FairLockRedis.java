@@ -22,7 +22,8 @@ import java.util.Map;
 /**
  * A raw Lettuce connection of its own, for tests that look at (or arrange) what a fair lock keeps
  * in Redis, by the names the README documents: the hash {@code name}, the list
- * {@code latchkey:{name}:queue} and the sorted set {@code latchkey:{name}:timeouts}.
+ * {@code latchkey:{name}:queue}, the sorted set {@code latchkey:{name}:timeouts} and the hash
+ * {@code latchkey:{name}:secrets}.
  */
 final class FairLockRedis implements AutoCloseable {
 
@@ -42,6 +43,10 @@ final class FairLockRedis implements AutoCloseable {
 
     static String timeoutsKey(String name) {
         return "latchkey:{" + name + "}:timeouts";
+    }
+
+    static String secretsKey(String name) {
+        return "latchkey:{" + name + "}:secrets";
     }
 
     static String channelOf(String name) {
@@ -92,10 +97,10 @@ final class FairLockRedis implements AutoCloseable {
         return deadlines;
     }
 
-    /** @return every key of the lock that exists now: its hash, queue and timeouts */
+    /** @return every key of the lock that exists now: its hash, queue, timeouts and waiters' secrets */
     List<String> keysOf(String name) {
         List<String> present = new ArrayList<>();
-        for (String key : List.of(name, queueKey(name), timeoutsKey(name))) {
+        for (String key : List.of(name, queueKey(name), timeoutsKey(name), secretsKey(name))) {
             if (commands().exists(key) == 1) {
                 present.add(key);
             }

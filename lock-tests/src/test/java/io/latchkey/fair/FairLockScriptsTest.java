@@ -32,6 +32,7 @@ class FairLockScriptsTest {
     private static final String QUEUE = FairLockRedis.queueKey(LOCK);
     private static final String TIMEOUTS = FairLockRedis.timeoutsKey(LOCK);
     private static final String CHANNEL = FairLockRedis.channelOf(LOCK);
+    private static final String SECRETS = FairLockRedis.secretsKey(LOCK);
     /** The fencing counter of {@link #LOCK}'s hash slot. */
     private static final String COUNTER = LockKeys.of(LOCK).fenceCounter();
     private static final String HOLDER = "client-h:1";
@@ -63,6 +64,7 @@ class FairLockScriptsTest {
     @BeforeEach
     void emptyRedis() {
         redis.flushall();
+        lastSecrets.clear();
     }
 
     @AfterEach
@@ -484,7 +486,7 @@ class FairLockScriptsTest {
         RedisClient limitedClient = RedisClient.create("redis://no-incr:pw@" + server.host() + ":" + server.port());
         try (StatefulRedisConnection<String, String> limited = limitedClient.connect()) {
             assertThatThrownBy(() -> limited.sync().eval(FairLockRedis.script("acquire.lua"),
-                    ScriptOutputType.MULTI, new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER},
+                    ScriptOutputType.MULTI, new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER, SECRETS},
                     Long.toString(LEASE), A, Long.toString(PLACE), "publish", "refused-call", ""))
                     .hasMessageContaining("can't run this command");
 
@@ -499,18 +501,213 @@ class FairLockScriptsTest {
     // ---- release.lua -------------------------------------------------------------------------
 
     @Test
-    void releaseOfTheLastHoldDeletesTheLockAndWakesOnlyTheFirstInLine() throws Exception {
+    void releaseOfTheLastHoldGrantsTheFirstInLineUntilItsDeadlineAndTellsItTheToken() throws Exception {
+        BlockingQueue<String> messages = listen();
+        List<Long> holder = acquireHolding(HOLDER, "");
+        acquire(A);
+        acquire(B);
+        long deadline = raw.timeouts(LOCK).get(A);
+
+        assertThat(release(HOLDER)).isZero();
+
+        long now = raw.redisNowMillis();
+        assertThat(holds()).as("granted, not taken: count 0").containsExactlyEntriesOf(Map.of(A, "0"));
+        String token = tokenOf(A);
+        assertThat(Long.parseLong(token)).isGreaterThan(holder.get(2));
+        assertThat(redis.get(COUNTER)).isEqualTo(token);
+        assertThat(redis.pttl(LOCK)).as("the grant lasts as long as A's place in line").isBetween(deadline - now - 1_000, deadline - now);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(raw.timeouts(LOCK)).containsOnlyKeys(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(A));
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("B is not woken: it waits no longer than A's deadline").isNull();
+    }
+
+    @Test
+    void releaseEvictsTheFirstInLineWhosePlaceRanOutAndGrantsTheNextLiveOne() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
         acquire(A);
         acquire(B);
+        acquire(C);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+        redis.zrem(TIMEOUTS, B);
+
+        assertThat(release(HOLDER)).isZero();
+
+        assertThat(holds()).as("A's place ran out, B has none").containsExactlyEntriesOf(Map.of(C, "0"));
+        assertThat(raw.keysOf(LOCK)).as("the line is empty: its keys are gone").containsExactly(LOCK);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(C));
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void releaseWithOnlyDeadWaitersInLineDeletesTheLockAndEveryKey() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, A);
+        redis.zadd(TIMEOUTS, raw.redisNowMillis() - 1, B);
+
+        assertThat(release(HOLDER)).isZero();
+
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void releaseBehindMoreThanAHundredDeadWaitersWakesTheFirstInsteadOfGranting() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        long past = raw.redisNowMillis() - 1;
+        for (int i = 0; i < 101; i++) {
+            redis.lpush(QUEUE, "dead:" + i);
+            redis.zadd(TIMEOUTS, past, "dead:" + i);
+        }
+        BlockingQueue<String> messages = listen();
 
         assertThat(release(HOLDER)).isZero();
 
         assertThat(redis.exists(LOCK)).isZero();
-        assertThat(raw.queue(LOCK)).containsExactly(A, B);
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
-        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(raw.queue(LOCK)).containsExactly("dead:0", A);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo("dead:0");
+        assertThat(acquire(A)).as("A's try evicts the last dead one and takes the lock").isNull();
+    }
+
+    @Test
+    void aQueuedTryLeavesItsSecretWithItsPlaceAndTheNextTryReplacesIt() {
+        acquire(HOLDER);
+
+        assertThat(acquireRaw(A, LEASE, PLACE, "first", "", "first-secret")).element(2).isEqualTo("first-secret");
+        assertThat(redis.hgetall(SECRETS)).containsExactlyEntriesOf(Map.of(A, "first-secret"));
+        assertThat(acquireRaw(A, LEASE, PLACE, "second", "", "second-secret")).element(2).isEqualTo("second-secret");
+
+        assertThat(redis.hgetall(SECRETS)).containsExactlyEntriesOf(Map.of(A, "second-secret"));
+        assertThat(redis.pttl(SECRETS)).as("lasts as the line's keys do").isBetween(PLACE - 5_000, PLACE);
+    }
+
+    @Test
+    void theGrantsMessageProvesTheWaitersLastSecretWhichItDeletes() throws Exception {
+        BlockingQueue<String> messages = listen();
+        acquire(HOLDER);
+        acquireRaw(A, LEASE, PLACE, "first", "", "first-secret");
+        acquireRaw(A, LEASE, PLACE, "second", "", "second-secret");
+        acquire(B);
+
+        release(HOLDER);
+
+        String token = tokenOf(A);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A + " " + token + " " + FairLockRedis.sha1(token + ":second-secret"));
+        assertThat(redis.hkeys(SECRETS)).as("used once: a replayed message proves nothing to A's next try").containsExactly(B);
+    }
+
+    @Test
+    void aWaiterThatSentNoSecretIsGrantedAndWokenByNameAlone() throws Exception {
+        acquire(HOLDER);
+        assertThat(acquireRaw(A, LEASE, PLACE, "no-secret", "", "")).hasSize(3).element(2).isEqualTo("");
+        assertThat(redis.exists(SECRETS)).isZero();
+        BlockingQueue<String> messages = listen();
+
+        release(HOLDER);
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).as("its try takes the grant").isEqualTo(A);
+    }
+
+    @Test
+    void takingTheLockFromTheHeadOfTheLineOrLeavingItDeletesTheWaitersSecret() {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        acquire(C);
+        redis.del(LOCK);
+
+        assertThat(acquire(A)).isNull();
+        abandon(C);
+
+        assertThat(redis.hkeys(SECRETS)).containsExactly(B);
+    }
+
+    @Test
+    void anUnlockByAWaiterWhoseGrantIsNotTakenYetChangesNothing() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        String token = tokenOf(A);
+        BlockingQueue<String> messages = listen();
+
+        // Another async caller of A's owner id unlocks: A holds nothing yet, so nothing is
+        // released. Before, the count 0 went to -1 as a last hold: the grant was deleted and B
+        // granted while A could still enter on the grant's message.
+        assertThat(release(A)).as("not held").isNull();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(tokenOf(A)).isEqualTo(token);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("nobody is told anything").isNull();
+    }
+
+    @Test
+    void aTryOfTheGrantedWaiterTakesTheHoldWithItsOwnLeaseAndWakesTheNextInLine() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        String token = tokenOf(A);
+        BlockingQueue<String> messages = listen();
+
+        List<Long> taken = acquireHolding(A, 300, PLACE, "call-" + ++calls, "");
+
+        assertThat(taken).containsExactly(1L, 1L, Long.parseLong(token));
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "1"));
+        assertThat(redis.pttl(LOCK)).as("A's lease, shorter than the grant's place").isBetween(1L, 300L);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).as("B, first now, watches A's lease").isEqualTo(B);
+        assertThat(acquire(B)).isBetween(1L, 300L);
+    }
+
+    @Test
+    void aTakeByTheGrantedTokenCountsOnceAndSentAgainWithItsCallIdChangesNothing() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+        long token = Long.parseLong(tokenOf(A));
+
+        assertThat(acquireHolding(A, LEASE, PLACE, "take", Long.toString(token))).containsExactly(1L, 1L, token);
+        assertThat(acquireHolding(A, LEASE, PLACE, "take", Long.toString(token))).as("the same take again").containsExactly(1L, 1L, token);
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "1"));
+        assertThat(acquireHolding(A, LEASE, PLACE, "re-entry", Long.toString(token))).as("a re-entry counts").containsExactly(1L, 2L, token);
+        assertThat(release(A)).isEqualTo(1L);
+        assertThat(release(A)).isZero();
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+    }
+
+    @Test
+    void aTakeOfAGrantThatWasForceReleasedAnswersMinusOne() {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+        String token = tokenOf(A);
+        forceRelease();
+
+        assertThat(acquireHolding(A, token)).containsExactly(-1L, 0L);
+        assertThat(raw.keysOf(LOCK)).isEmpty();
+    }
+
+    @Test
+    void aGrantNeverTakenBlocksTheLockOnlyUntilTheWaitersPlaceRunsOut() throws Exception {
+        acquire(HOLDER);
+        acquire(A, LEASE, 400);
+        acquire(B);
+        release(HOLDER);
+        assertThat(redis.pttl(LOCK)).isBetween(1L, 400L);
+
+        Thread.sleep(500); // a real TTL must run out: A's place, 400 ms
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(acquire(B)).as("B, first in line, takes the free lock at its next try").isNull();
+        assertThat(holds()).containsOnlyKeys(B);
     }
 
     @Test
@@ -550,7 +747,7 @@ class FairLockScriptsTest {
     }
 
     @Test
-    void undoOfALostGrantWakesTheFirstInLineAndAReleaseSentAgainDoesNothingMore() throws Exception {
+    void undoOfALostGrantGrantsTheFirstInLineAndAReleaseSentAgainDoesNothingMore() throws Exception {
         BlockingQueue<String> messages = listen();
         assertThat(acquire(A, LEASE, PLACE, "lost-grant")).isNull();
         acquire(B);
@@ -558,8 +755,23 @@ class FairLockScriptsTest {
         assertThat(release(A, "lost-grant", "undo")).isZero();
         assertThat(release(A, "lost-grant", "undo")).isNull();
 
-        assertThat(redis.exists(LOCK)).isZero();
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(B));
+    }
+
+    @Test
+    void undoOfALostTryThatTookAGrantFreesTheLockForTheNextInLine() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        assertThat(acquire(A, LEASE, PLACE, "lost-take")).isNull();
+        BlockingQueue<String> messages = listen();
+
+        assertThat(release(A, "lost-take", "undo")).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(B));
     }
 
     @Test
@@ -572,7 +784,7 @@ class FairLockScriptsTest {
     }
 
     @Test
-    void endWithTheHoldsTokenDeletesTheLockWithEveryLevelAndWakesOnlyTheFirstInLine() throws Exception {
+    void endWithTheHoldsTokenEndsEveryLevelAndGrantsOnlyTheFirstInLine() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
         acquire(HOLDER);
@@ -581,10 +793,24 @@ class FairLockScriptsTest {
 
         assertThat(end(HOLDER, tokenOf(HOLDER))).isZero();
 
-        assertThat(redis.exists(LOCK)).isZero();
-        assertThat(raw.queue(LOCK)).containsExactly(A, B);
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(A));
         assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+    }
+
+    @Test
+    void endOfAGrantNeverTakenGrantsTheNextInLine() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(end(A, tokenOf(A))).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(B, "0"));
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(B));
     }
 
     @Test
@@ -604,7 +830,7 @@ class FairLockScriptsTest {
 
         String current = tokenOf(HOLDER);
         assertThat(end(HOLDER, current)).isZero();
-        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(A);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(grantMessage(A));
         assertThat(acquire(A)).isNull();
         assertThat(end(HOLDER, current)).as("the same end again").isNull();
         assertThat(holds()).containsOnlyKeys(A);
@@ -712,6 +938,84 @@ class FairLockScriptsTest {
     }
 
     @Test
+    void abandonOfAWaiterWhoseGrantCameTooLateGivesItBackAndWakesTheNextOne() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        BlockingQueue<String> messages = listen();
+
+        assertThat(abandon(A)).isEqualTo(1L);
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(acquire(B)).as("B's try takes the free lock").isNull();
+        assertThat(abandon(A)).as("sent again").isZero();
+        assertThat(holds()).containsOnlyKeys(B);
+    }
+
+    @Test
+    void abandonNeverGivesBackAHoldOnceTaken() {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+        acquire(A);
+
+        assertThat(abandon(A)).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "1"));
+    }
+
+    @Test
+    void abandonByAnotherAttemptOfTheOwnerKeepsAGrantMadeOnTheLastAttemptsTry() throws Exception {
+        acquire(HOLDER);
+        acquireRaw(A, LEASE, PLACE, "first-attempt", "", "first-secret");
+        acquireRaw(A, LEASE, PLACE, "second-attempt", "", "second-secret"); // the same field, another attempt
+        acquire(B);
+        release(HOLDER);
+        String token = tokenOf(A);
+        assertThat(redis.hget(LOCK, A + ":grant")).as("the proof its message carried")
+                .isEqualTo(FairLockRedis.sha1(token + ":second-secret"));
+        BlockingQueue<String> messages = listen();
+
+        // The first attempt's wait ran out as the grant came; the second entered on its message.
+        assertThat(abandon(A, "first-secret")).isZero();
+
+        assertThat(holds()).as("not given back: the second attempt's take is on its way").containsExactlyEntriesOf(Map.of(A, "0"));
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("B keeps waiting for A's lease").isNull();
+        assertThat(acquireHolding(A, LEASE, PLACE, "take", token)).containsExactly(1L, 1L, Long.parseLong(token));
+    }
+
+    @Test
+    void abandonWithoutASecretKeepsAGrantMadeOnOne() {
+        acquire(HOLDER);
+        acquire(A);
+        release(HOLDER);
+
+        assertThat(abandon(A, "")).isZero();
+
+        assertThat(holds()).containsExactlyEntriesOf(Map.of(A, "0"));
+    }
+
+    @Test
+    void abandonGivesBackAGrantToldByNameAloneWhateverTheSecret() throws Exception {
+        acquire(HOLDER);
+        acquireRaw(A, LEASE, PLACE, "no-secret", "", "");
+        acquire(B);
+        release(HOLDER);
+        assertThat(redis.hexists(LOCK, A + ":grant")).isFalse();
+        BlockingQueue<String> messages = listen();
+
+        assertThat(abandon(A, "any-secret")).as("no attempt enters on a name alone").isEqualTo(1L);
+
+        assertThat(redis.exists(LOCK)).isZero();
+        assertThat(messages.poll(2, TimeUnit.SECONDS)).isEqualTo(B);
+    }
+
+    @Test
     void abandonBehindTheFirstInLineWakesNobody() throws Exception {
         BlockingQueue<String> messages = listen();
         acquire(HOLDER);
@@ -750,15 +1054,40 @@ class FairLockScriptsTest {
         return reply.get(0) == 1L ? null : reply.get(1);
     }
 
+    /** Each waiter's secret as its last try that queued left it, as a client would keep it. */
+    private static final Map<String, String> lastSecrets = new java.util.HashMap<>();
+
     /**
+     * Sends a secret of its own ({@code secret-<call>}) with every try, as a client does.
+     *
      * @param held ARGV[6]: '' or the token of the hold to re-enter
-     * @return the acquire script's answer: {1, hold count, token}, {0, the wait bound} or {-1, 0}
+     * @return the acquire script's answer: {1, hold count, token}, {0, the wait bound} (the secret
+     *     it answers with is checked and kept in {@link #lastSecrets}) or {-1, 0}
      */
     private static List<Long> acquireHolding(String caller, long leaseMillis, long placeMillis, String call, String held) {
-        List<Object> reply = redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.MULTI,
-                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER},
-                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish", call, held);
+        String secret = "secret-" + call;
+        List<Object> reply = acquireRaw(caller, leaseMillis, placeMillis, call, held, secret);
+        if (reply.get(0).equals(0L)) {
+            assertThat(reply).hasSize(3);
+            assertThat(reply.get(2)).as("a queued try is answered with its secret").isEqualTo(secret);
+            lastSecrets.put(caller, secret);
+            return List.of(0L, (Long) reply.get(1));
+        }
         return reply.stream().map(Long.class::cast).toList();
+    }
+
+    /** @return acquire.lua's reply as it is, for a try that sends {@code secret} as ARGV[7] */
+    private static List<Object> acquireRaw(String caller, long leaseMillis, long placeMillis, String call, String held,
+                                           String secret) {
+        return redis.eval(FairLockRedis.script("acquire.lua"), ScriptOutputType.MULTI,
+                new String[] {LOCK, QUEUE, TIMEOUTS, CHANNEL, COUNTER, SECRETS},
+                Long.toString(leaseMillis), caller, Long.toString(placeMillis), "publish", call, held, secret);
+    }
+
+    /** @return the message of release.lua's grant to {@code waiter}: its token, and the proof of its last secret */
+    private static String grantMessage(String waiter) {
+        String token = tokenOf(waiter);
+        return waiter + " " + token + " " + FairLockRedis.sha1(token + ":" + lastSecrets.get(waiter));
     }
 
     /** @return the answer of a try that passes the caller's hold's token, or '' */
@@ -777,22 +1106,22 @@ class FairLockScriptsTest {
 
     private static Long release(String owner, String call, String mode) {
         return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish", call, mode);
+                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER, SECRETS}, owner, "publish", call, mode);
     }
 
     /** @return release.lua's answer to mode 'end' for the hold with this token */
     private static Long end(String owner, String token) {
         return redis.eval(FairLockRedis.script("release.lua"), ScriptOutputType.INTEGER,
-                new String[] {LOCK, QUEUE, CHANNEL}, owner, "publish", "call-" + ++calls, "end", token);
+                new String[] {LOCK, QUEUE, CHANNEL, TIMEOUTS, COUNTER, SECRETS}, owner, "publish", "call-" + ++calls, "end", token);
     }
 
     /**
      * @return the lock hash's hold counts, without the fields that remember each owner's last
-     *     call and its hold's token
+     *     call, its hold's token and the proof its grant was told with
      */
     private static Map<String, String> holds() {
         Map<String, String> holds = new java.util.TreeMap<>(redis.hgetall(LOCK));
-        holds.keySet().removeIf(field -> field.endsWith(":call") || field.endsWith(":token"));
+        holds.keySet().removeIf(field -> field.endsWith(":call") || field.endsWith(":token") || field.endsWith(":grant"));
         return holds;
     }
 
@@ -801,9 +1130,14 @@ class FairLockScriptsTest {
                 new String[] {LOCK, QUEUE, CHANNEL}, "publish");
     }
 
+    /** Gives up with the secret of the waiter's last try that queued, as its attempt would. */
     private static Long abandon(String waiter) {
+        return abandon(waiter, lastSecrets.getOrDefault(waiter, ""));
+    }
+
+    private static Long abandon(String waiter, String secret) {
         return redis.eval(FairLockRedis.script("abandon.lua"), ScriptOutputType.INTEGER,
-                new String[] {QUEUE, TIMEOUTS, CHANNEL}, waiter, "publish");
+                new String[] {QUEUE, TIMEOUTS, CHANNEL, LOCK, SECRETS}, waiter, "publish", secret);
     }
 
     private BlockingQueue<String> listen() {

@@ -62,6 +62,13 @@ final class AcquireAttempt implements Acquisition<Hold> {
     private final OutageRetries retries;
     /** When the last try, or join of the wake-ups, was started: where an outage it meets begins. */
     private volatile long stepStartedNanos;
+    /**
+     * The last try, if it was answered "not acquired" with a secret and none was sent since; else
+     * null. Only then may a wake-up's word stand for a try ({@link AcquireProtocol#grantedByWord}).
+     */
+    private volatile @Nullable QueuedTry queued;
+    /** The secret of the last try answered "not acquired" with one, kept for {@link AcquireProtocol#abandon(long, String)}. */
+    private volatile @Nullable String lastSecret;
 
     private AcquireAttempt(AcquireProtocol protocol, LockHolds holds, long owner, LeaseTerm lease, long waitNanos) {
         this.protocol = protocol;
@@ -185,16 +192,48 @@ final class AcquireAttempt implements Acquisition<Hold> {
             return;
         }
         Wakeups current = wakeups;
+        TryResult byWord = held == null ? grantedByWord(current) : null;
+        if (byWord != null) {
+            afterTry(byWord, null, 0, null);
+            return;
+        }
         long seen = current == null ? 0 : current.sequence();
-        stepStartedNanos = ticker.read();
+        long sentNanos = ticker.read();
+        stepStartedNanos = sentNanos;
+        queued = null;
         protocol.tryAcquire(owner, lease, held == null ? 0 : held.token()).whenComplete((answer, failure) -> {
             try {
+                String secret = failure == null && !answer.acquired() ? answer.queuedSecret() : null;
+                if (secret != null) {
+                    queued = new QueuedTry(sentNanos, secret);
+                    lastSecret = secret;
+                }
                 afterTry(answer, failure, seen, held);
             } catch (RuntimeException e) {
                 fail(e);
             }
         });
     }
+
+    /**
+     * The grant a wake-up's word tells of, if the kind takes it for a try. A word is taken (and
+     * so dropped) before every try: one that came before the last try was sent may tell of a
+     * grant that try took, or whose undo it met, so only one that came after a try answered "not
+     * acquired" tells of a grant made after that try ran. That try's secret is offered once:
+     * whatever the kind answers, the attempt holds or tries again, with a new secret.
+     */
+    private @Nullable TryResult grantedByWord(@Nullable Wakeups current) {
+        String word = current == null ? null : current.takeWord();
+        QueuedTry last = queued;
+        if (word == null || last == null) {
+            return null;
+        }
+        queued = null;
+        return protocol.grantedByWord(owner, lease, word, last.sentNanos(), last.secret());
+    }
+
+    /** A try answered "not acquired": when it was sent, and the secret it left with its place in line. */
+    private record QueuedTry(long sentNanos, String secret) {}
 
     /**
      * Fails with LeaseLostException once the loss has been reported to the hold's kind (which
@@ -205,7 +244,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
         hold.lost().whenComplete((reported, ignored) -> fail(LockExceptions.leaseLost(protocol.name(), owner, hold.lossReason())));
     }
 
-    private void afterTry(TryResult answer, Throwable failure, long seen, @Nullable Hold held) {
+    private void afterTry(TryResult answer, @Nullable Throwable failure, long seen, @Nullable Hold held) {
         if (failure != null) {
             // A try whose answer was lost is settled by the protocol itself (undone once Redis
             // answers), before the owner's next call on the lock: a retry never meets it.
@@ -333,7 +372,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
             current.handOn();
         }
         closeWakeups();
-        protocol.abandon(owner).whenComplete((ok, ignored) -> {
+        protocol.abandon(owner, lastSecret).whenComplete((ok, ignored) -> {
             result.completeExceptionally(failure);
             settled.complete(null);
         });
@@ -346,7 +385,7 @@ final class AcquireAttempt implements Acquisition<Hold> {
             current.handOn();
         }
         closeWakeups();
-        return protocol.abandon(owner).handle((ok, failure) -> {
+        return protocol.abandon(owner, lastSecret).handle((ok, failure) -> {
             settled.complete(null);
             return null;
         });

@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +46,7 @@ public final class HoldCalls implements CountedHolds {
     private final LockContext context;
     private final Layout layout;
     private final HoldScripts scripts;
+    private final GrantTakes takes;
 
     /**
      * For a lock whose owners each have one hold, a field of the lock hash that
@@ -71,6 +73,7 @@ public final class HoldCalls implements CountedHolds {
         this.context = context;
         this.layout = layout;
         this.scripts = scripts;
+        this.takes = new GrantTakes(name, lock, context, scripts);
     }
 
     /**
@@ -151,11 +154,13 @@ public final class HoldCalls implements CountedHolds {
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }
             });
-        }).thenCompose(replicated -> {
+        }, replicated -> queuedSecret(replicated.reply()) != null).thenCompose(replicated -> {
             List<Object> reply = replicated.reply();
             long answer = (Long) reply.get(0);
             if (answer == 0L) {
-                return CompletableFuture.completedFuture(TryResult.busy((Long) reply.get(1)));
+                long wait = (Long) reply.get(1);
+                String secret = queuedSecret(reply);
+                return CompletableFuture.completedFuture(secret != null ? TryResult.queued(wait, secret) : TryResult.busy(wait));
             }
             if (answer < 0L) {
                 return CompletableFuture.completedFuture(TryResult.goneHold());
@@ -163,12 +168,18 @@ public final class HoldCalls implements CountedHolds {
             long token = (Long) reply.get(2);
             long untilNanos = sentAtNanos[0] + TimeUnit.MILLISECONDS.toNanos(lease.millis());
             boolean anotherClientWaits = reply.size() > 3 && (Long) reply.get(3) == 1L;
-            TryResult granted = TryResult.acquired(new Granted(owner, field, token, untilNanos, anotherClientWaits));
+            TryResult granted = TryResult.acquired(new Granted(owner, field, token, untilNanos, anotherClientWaits, null));
             return acknowledgement.isEmpty() ? CompletableFuture.completedFuture(granted)
                     : replicated.acknowledged().handle((acks, failure) ->
                             checkAcknowledged(acknowledgement.get(), acks, failure, granted, hold, field))
                     .thenCompose(checked -> checked);
         });
+    }
+
+    /** @return the secret that a try answered "not acquired" left with the owner's place in line, if the kind keeps one */
+    private static @Nullable String queuedSecret(List<Object> reply) {
+        Object secret = reply.size() > 2 && (Long) reply.get(0) == 0L ? reply.get(2) : null;
+        return secret instanceof String kept && !kept.isEmpty() ? kept : null;
     }
 
     /**
@@ -206,6 +217,19 @@ public final class HoldCalls implements CountedHolds {
                 () -> scripts.release(field, call, RELEASE), () -> scripts.release(field, call, RELEASE)));
     }
 
+    @Override
+    public @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos) {
+        String field = field(owner);
+        GrantTakes.Taking taking = takes.take(owner, field, lease, token, untilNanos);
+        return taking == null ? null
+                : TryResult.acquired(new Granted(owner, field, token, taking.confirmedUntilNanos(), false, taking));
+    }
+
+    @Override
+    public void leftTheQueue(long owner) {
+        context.unsettled().leftTheQueue(context.hold(lock, owner));
+    }
+
     /**
      * Ends a hold that the client gave up for lost, if Redis still has it, before the owner's next
      * call on the lock: its next acquisition must be a new hold.
@@ -227,13 +251,17 @@ public final class HoldCalls implements CountedHolds {
         private final long token;
         private final long untilNanos;
         private final boolean anotherClientWaits;
+        /** For a hold granted by the kind's release, its take in Redis ({@link #takeGranted}); else null. */
+        private final GrantTakes.@Nullable Taking taking;
 
-        Granted(long owner, String field, long token, long untilNanos, boolean anotherClientWaits) {
+        Granted(long owner, String field, long token, long untilNanos, boolean anotherClientWaits,
+                GrantTakes.@Nullable Taking taking) {
             this.owner = owner;
             this.field = field;
             this.token = token;
             this.untilNanos = untilNanos;
             this.anotherClientWaits = anotherClientWaits;
+            this.taking = taking;
         }
 
         @Override
@@ -259,6 +287,16 @@ public final class HoldCalls implements CountedHolds {
                 }
             });
             hold.renewWith(() -> context.renewer().renew(context.executor(), layout.renewal(), layout.renewalKeys(), field, hold));
+            if (taking != null) {
+                taking.attach(hold);
+            }
+        }
+
+        @Override
+        public void refuse() {
+            if (taking != null) {
+                taking.detach();
+            }
         }
     }
 

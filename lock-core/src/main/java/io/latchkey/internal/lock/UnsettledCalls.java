@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,9 +77,25 @@ public final class UnsettledCalls implements AutoCloseable {
      *     which case this call was not sent
      */
     public <T> CompletableFuture<T> after(HoldId hold, Supplier<CompletableFuture<T>> call) {
+        return after(hold, call, reply -> false);
+    }
+
+    /**
+     * As {@link #after(HoldId, Supplier)}; and if {@code queued} says that the reply left the
+     * owner waiting in line, the line is kept, marked with this call, until the owner's next call
+     * on the lock or {@link #leftTheQueue}: while so marked, {@link #afterOnlyQueuedTry} may send.
+     *
+     * @param hold the owner's hold
+     * @param call sends the call
+     * @param queued whether a reply left the owner waiting in line
+     * @param <T> the reply type
+     * @return as {@link #after(HoldId, Supplier)}
+     */
+    public <T> CompletableFuture<T> after(HoldId hold, Supplier<CompletableFuture<T>> call, Predicate<? super T> queued) {
+        long[] admission = new long[1];
         CallLine line = lines.compute(hold, (id, existing) -> {
             CallLine admitting = existing == null ? new CallLine(id) : existing;
-            admitting.admit();
+            admission[0] = admitting.admit();
             return admitting;
         });
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -87,11 +104,60 @@ public final class UnsettledCalls implements AutoCloseable {
                 ? send(call)
                 : previous.thenCompose(answered -> line.drain()).thenCompose(settled -> send(call));
         reply.whenComplete((ok, failure) -> {
+            if (failure == null && queued.test(ok)) {
+                line.keep(admission[0]);
+            }
             done.complete(null);
             line.finish();
             removeIfIdle(line);
         });
         return reply;
+    }
+
+    /**
+     * Sends a call of an owner at once if the owner's last call on the lock left it waiting in
+     * line ({@link #after(HoldId, Supplier, Predicate)}) and nothing of the owner was admitted,
+     * is in flight or is unsettled since; else sends nothing. For a call whose meaning depends on
+     * no other call of the owner having reached Redis since that one (the take of a grant made
+     * on it): the check and the admission are one step, so no call of the owner can slip in.
+     *
+     * @param hold the owner's hold
+     * @param call sends the call, on this thread; a settlement it needs must be registered
+     *     ({@link #settleLater}) before the future it returns completes
+     * @param <T> the reply type
+     * @return the call's reply, or null if it was not sent
+     */
+    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        boolean[] admitted = new boolean[1];
+        CallLine line = lines.computeIfPresent(hold, (id, existing) -> {
+            admitted[0] = existing.admitAfterQueuedTry(done);
+            return existing;
+        });
+        if (line == null || !admitted[0]) {
+            return null;
+        }
+        CompletableFuture<T> reply = send(call);
+        reply.whenComplete((ok, failure) -> {
+            done.complete(null);
+            line.finish();
+            removeIfIdle(line);
+        });
+        return reply;
+    }
+
+    /**
+     * The owner left the line (it gave up waiting) without a call through here: its last call no
+     * longer stands for a wait, and the line goes once idle.
+     *
+     * @param hold the owner's hold
+     */
+    public void leftTheQueue(HoldId hold) {
+        CallLine line = lines.get(hold);
+        if (line != null) {
+            line.forgetQueuedTry();
+            removeIfIdle(line);
+        }
     }
 
     private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
@@ -239,13 +305,42 @@ public final class UnsettledCalls implements AutoCloseable {
         private long retryMillis = FIRST_RETRY_MILLIS;
         /** Guarded by this. */
         private boolean retryScheduled;
+        /** Guarded by this: calls admitted so far. */
+        private long admissions;
+        /** Guarded by this: the admission of a call that left the owner waiting in line and nothing since, or -1. */
+        private long queuedTry = -1;
 
         CallLine(HoldId hold) {
             this.hold = hold;
         }
 
-        synchronized void admit() {
+        /** @return this call's admission */
+        synchronized long admit() {
             inFlight++;
+            queuedTry = -1;
+            return ++admissions;
+        }
+
+        /** The call admitted as {@code admission} left the owner waiting in line: kept, if nothing came since. */
+        synchronized void keep(long admission) {
+            if (admission == admissions && unsettled.isEmpty()) {
+                queuedTry = admission;
+            }
+        }
+
+        synchronized void forgetQueuedTry() {
+            queuedTry = -1;
+        }
+
+        /** Admits a call as {@link #admit} does, only if the last call left the owner in line and nothing came since. */
+        synchronized boolean admitAfterQueuedTry(CompletableFuture<Void> done) {
+            if (queuedTry < 0 || queuedTry != admissions || inFlight != 0 || !unsettled.isEmpty() || draining != null
+                    || retryScheduled) {
+                return false;
+            }
+            admit();
+            tail = done;
+            return true;
         }
 
         synchronized void finish() {
@@ -260,6 +355,7 @@ public final class UnsettledCalls implements AutoCloseable {
         }
 
         synchronized void add(String what, Supplier<CompletableFuture<?>> settle) {
+            queuedTry = -1;
             unsettled.addLast(new Pending(what, settle));
         }
 
@@ -268,7 +364,7 @@ public final class UnsettledCalls implements AutoCloseable {
         }
 
         synchronized boolean isIdle() {
-            return inFlight == 0 && unsettled.isEmpty() && draining == null && !retryScheduled;
+            return inFlight == 0 && unsettled.isEmpty() && draining == null && !retryScheduled && queuedTry < 0;
         }
 
         synchronized int unsettledCount() {

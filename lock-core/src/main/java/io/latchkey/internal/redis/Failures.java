@@ -134,6 +134,15 @@ public final class Failures {
 
     /**
      * @param failure a failure as a future reports it
+     * @return true if Redis answered the call with an error reply (or the call was refused as
+     *     such): it did not run; a passing refusal ({@link #isPassingRefusal}) is one of these
+     */
+    public static boolean wasRefused(Throwable failure) {
+        return kindOf(unwrap(failure)) == Kind.REFUSED;
+    }
+
+    /**
+     * @param failure a failure as a future reports it
      * @return the failure without the {@link CompletionException} or {@link ExecutionException} wrapper
      */
     public static Throwable unwrap(Throwable failure) {

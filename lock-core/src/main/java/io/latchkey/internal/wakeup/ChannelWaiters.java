@@ -47,6 +47,8 @@ final class ChannelWaiters {
      */
     private volatile boolean everyWaiterMessages;
     private final ConcurrentLinkedQueue<PendingWake> pending = new ConcurrentLinkedQueue<>();
+    /** The attempts here that joined under an address, oldest first, parked or busy trying. */
+    private final ConcurrentLinkedQueue<ChannelWakeups> addressed = new ConcurrentLinkedQueue<>();
     /** Set once by {@link #failAll}; from then on every wait fails as it is parked. */
     private volatile @Nullable RuntimeException failure;
 
@@ -84,10 +86,23 @@ final class ChannelWaiters {
         pending.remove(wake);
     }
 
+    /** An attempt joined under an address: a word for that address may be for it. */
+    void joined(ChannelWakeups wakeups) {
+        addressed.add(wakeups);
+    }
+
+    /** An attempt that joined under an address left. */
+    void left(ChannelWakeups wakeups) {
+        addressed.remove(wakeups);
+    }
+
     /**
      * An empty message wakes the oldest waiter that is still waiting; a message naming a waiter
      * wakes that one only, if it waits here; {@link UnlockSubscriptions#EVERY_WAITER} wakes every
-     * waiter here that joined under that address, each as by a message of its own.
+     * waiter here that joined under that address, each as by a message of its own. A message
+     * naming a waiter may carry a word after a space (the fair lock's grant: the token): it goes
+     * to one attempt only, the oldest that joined under that address, whether it is parked or
+     * busy trying, so that the word is used at most once here.
      */
     void signal(String message) {
         if (UnlockSubscriptions.EVERY_WAITER.equals(message)) {
@@ -99,10 +114,21 @@ final class ChannelWaiters {
             return;
         }
         sequence.incrementAndGet();
-        boolean addressed = message != null && !message.isEmpty();
+        int space = message == null ? -1 : message.indexOf(' ');
+        if (space >= 0) {
+            String address = message.substring(0, space);
+            for (ChannelWakeups joined : addressed) {
+                if (address.equals(joined.address())) {
+                    joined.deliver(message.substring(space + 1));
+                    return;
+                }
+            }
+            return;
+        }
+        boolean named = message != null && !message.isEmpty();
         for (Iterator<PendingWake> it = pending.iterator(); it.hasNext(); ) {
             PendingWake wake = it.next();
-            if (addressed && !Objects.equals(message, wake.address)) {
+            if (named && !Objects.equals(message, wake.address)) {
                 continue;
             }
             if (wake.signal()) {

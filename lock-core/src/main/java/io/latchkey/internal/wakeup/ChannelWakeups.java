@@ -6,6 +6,7 @@ import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +18,8 @@ final class ChannelWakeups implements Wakeups {
     private final Timer timer;
     private final Consumer<ChannelWaiters> onClose;
     private volatile @Nullable PendingWake current;
+    /** The word of the last message that named this attempt with one, until taken. */
+    private final AtomicReference<@Nullable String> word = new AtomicReference<>();
     private boolean closed;
 
     ChannelWakeups(ChannelWaiters waiters, @Nullable String address, Timer timer, Consumer<ChannelWaiters> onClose) {
@@ -26,7 +29,27 @@ final class ChannelWakeups implements Wakeups {
         this.onClose = onClose;
         if (UnlockSubscriptions.EVERY_WAITER.equals(address)) {
             waiters.acceptEveryWaiterMessages();
+        } else if (address != null) {
+            waiters.joined(this);
         }
+    }
+
+    @Nullable String address() {
+        return address;
+    }
+
+    /** A message named this attempt with a word: kept for {@link #takeWord}, and the wait (if parked) ends. */
+    void deliver(String delivered) {
+        word.set(delivered);
+        PendingWake wake = current;
+        if (wake != null) {
+            wake.signal();
+        }
+    }
+
+    @Override
+    public @Nullable String takeWord() {
+        return word.getAndSet(null);
     }
 
     @Override
@@ -77,6 +100,7 @@ final class ChannelWakeups implements Wakeups {
         if (!closed) {
             closed = true;
             interrupt();
+            waiters.left(this);
             onClose.accept(waiters);
         }
     }

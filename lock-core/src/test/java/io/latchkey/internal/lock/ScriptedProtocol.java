@@ -207,14 +207,17 @@ final class ScriptedProtocol implements LockProtocol {
 
     private CompletableFuture<TryResult> scriptedTry(long owner, LeaseTerm lease, long heldToken) {
         CompletableFuture<Long> answer = new CompletableFuture<>();
+        String secret;
         synchronized (this) {
             unanswered.computeIfAbsent(owner, o -> new ArrayDeque<>()).addLast(answer);
-            tries.merge(owner, 1, Integer::sum);
+            secret = "secret-" + owner + "-" + tries.merge(owner, 1, Integer::sum);
+            secrets.put(owner, secret);
         }
         lastTryNanos = ticker.read();
-        // The test answers null for a grant, else the wait bound.
+        // The test answers null for a grant, else the wait bound; "not acquired" comes with the
+        // try's secret, as the fair lock's does.
         return answer.thenApply(wait -> wait == null ? TryResult.acquired(grant(heldToken, lease))
-                : wait == SHARED_FAILURE ? TryResult.sharedFailure(sharedFailure) : TryResult.busy(wait));
+                : wait == SHARED_FAILURE ? TryResult.sharedFailure(sharedFailure) : TryResult.queued(wait, secret));
     }
 
     private TryResult.Grant grant(long heldToken, LeaseTerm lease) {
@@ -235,6 +238,59 @@ final class ScriptedProtocol implements LockProtocol {
             public void start(Hold hold) {
             }
         };
+    }
+
+    /** Every word a wake-up carried that an attempt offered for a try, with its last queued try's send time. */
+    private final java.util.List<String> words = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Guarded by this: the secret of each owner's last try. */
+    private final Map<Long, String> secrets = new HashMap<>();
+
+    /** @return the words offered so far, each as {@code <word>@<queuedSentNanos>} */
+    java.util.List<String> wordsOffered() {
+        return words;
+    }
+
+    /**
+     * @param owner the owner id
+     * @return the secret of the owner's last try (which a "not acquired" answer carries)
+     */
+    synchronized String lastSecret(long owner) {
+        return secrets.get(owner);
+    }
+
+    /**
+     * A word {@code <token> <secret>} with the secret of the queued try grants the hold with that
+     * token, confirmed a minute past the queued try; any other makes a try.
+     */
+    @Override
+    public TryResult grantedByWord(long owner, LeaseTerm lease, String word, long queuedSentNanos, String queuedSecret) {
+        words.add(word + '@' + queuedSentNanos);
+        String[] parts = word.split(" ");
+        if (parts.length != 2 || !parts[1].equals(queuedSecret)) {
+            return null;
+        }
+        long token;
+        try {
+            token = Long.parseLong(parts[0]);
+        } catch (NumberFormatException notAToken) {
+            return null;
+        }
+        long untilNanos = queuedSentNanos + TimeUnit.MINUTES.toNanos(1);
+        return TryResult.acquired(new TryResult.Grant() {
+            @Override
+            public long fencingToken() {
+                return token;
+            }
+
+            @Override
+            public long confirmedUntilNanos() {
+                return untilNanos;
+            }
+
+            @Override
+            public void start(Hold hold) {
+            }
+        });
     }
 
     @Override
@@ -272,6 +328,22 @@ final class ScriptedProtocol implements LockProtocol {
             abandon = unansweredAbandons.removeFirst();
         }
         abandon.complete(null);
+    }
+
+    /** Guarded by this: the secret each abandon was told of, in order ("" for none). */
+    private final java.util.List<String> abandonSecrets = new java.util.ArrayList<>();
+
+    /** @return the secret each abandon so far was told of, in order, "" where it was told of none */
+    synchronized java.util.List<String> abandonSecrets() {
+        return java.util.List.copyOf(abandonSecrets);
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(long owner, String queuedSecret) {
+        synchronized (this) {
+            abandonSecrets.add(queuedSecret == null ? "" : queuedSecret);
+        }
+        return abandon(owner);
     }
 
     @Override

@@ -40,6 +40,11 @@ public final class ScriptedRedis {
         answers.add(reply);
     }
 
+    /** @return the timer, and through it the clock, of every {@link #context} made here */
+    public ManualTimer timer() {
+        return timer;
+    }
+
     /** @return how many script calls were sent */
     public int calls() {
         return argv.size();

@@ -4,6 +4,9 @@
 -- KEYS[3]  the lock's unlock channel
 -- ARGV[1]  the publish command: 'publish' or 'spublish'
 -- Returns 1 if the lock existed, else 0. The queue is left as it is: the waiters keep their order.
+-- A hold that release.lua granted and its waiter has not taken yet is deleted like any other:
+-- that waiter, already out of line, finds it gone (its take answers -1: a lease lost) or, if it
+-- had not entered yet, queues again at the back at its next try.
 -- Cost: O(1).
 local lock, queue, channel = KEYS[1], KEYS[2], KEYS[3]
 

@@ -1,0 +1,167 @@
+package io.latchkey.internal.lock;
+
+import io.latchkey.internal.lock.UnsettledCalls.HoldId;
+import io.latchkey.internal.redis.Failures;
+import io.latchkey.spi.Hold;
+import io.latchkey.spi.HoldScripts;
+import io.latchkey.spi.LeaseTerm;
+import io.latchkey.spi.Ticker;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes in Redis the holds that a kind's release granted and a message told of
+ * ({@link HoldCalls#takeGranted}): the take sets the owner's own lease in place of the grant's,
+ * which may be longer or shorter. The grant's bound is a time Redis keeps the grant at least only
+ * while no other call of the owner reaches it first (another attempt's try would take it with
+ * that attempt's lease, that try's undo or an unlock would delete it), so the take is sent at
+ * once, and only if the owner's last call on the lock was the try that left it in line and
+ * nothing of the owner came since ({@link UnsettledCalls#afterOnlyQueuedTry}); else the owner
+ * tries instead. From the send on, the hold counts on no more than the owner's lease from then, since
+ * Redis may run the take at once; the take's answer, or if it is lost the answer of the call sent
+ * again to settle it, confirms that lease or loses the hold. A take is never undone, since the
+ * owner holds the level already; one that Redis refuses for good loses the hold. Thread-safe.
+ */
+final class GrantTakes {
+
+    private static final Logger log = LoggerFactory.getLogger(GrantTakes.class);
+
+    private final String name;
+    private final String lock;
+    private final LockContext context;
+    private final HoldScripts scripts;
+
+    /**
+     * @param name the lock's name, for messages
+     * @param lock the lock hash
+     * @param context the client's shared machinery
+     * @param scripts the kind's scripts, whose acquire takes a granted hold by its token
+     */
+    GrantTakes(String name, String lock, LockContext context, HoldScripts scripts) {
+        this.name = name;
+        this.lock = lock;
+        this.context = context;
+        this.scripts = scripts;
+    }
+
+    /**
+     * Sends the take of a granted hold with the owner's lease, if the owner's last call on the
+     * lock left it in line and nothing of the owner came since.
+     *
+     * @param owner the owner id
+     * @param field the owner's field
+     * @param lease the owner's lease
+     * @param token the granted hold's token
+     * @param grantUntilNanos by the client's ticker, a time before which Redis does not drop the grant
+     * @return the take under way, or null if another call of the owner kept it from being sent
+     */
+    @Nullable Taking take(long owner, String field, LeaseTerm lease, long token, long grantUntilNanos) {
+        HoldId id = context.hold(lock, owner);
+        UnsettledCalls unsettled = context.unsettled();
+        String call = unsettled.nextCallId();
+        String held = Long.toString(token);
+        Taking taking = new Taking(context.ticker(), TimeUnit.MILLISECONDS.toNanos(lease.millis()), grantUntilNanos);
+        CompletableFuture<List<Object>> reply = unsettled.afterOnlyQueuedTry(id, () -> unsettled.sendOrSettleLater(id,
+                "take of granted hold " + token + " by " + call, () -> {
+                    taking.sending();
+                    return scripts.acquire(field, lease, call, held);
+                }, () -> {
+                    // Sent again with the same id, it answers as the first time if that ran; either
+                    // way Redis set the owner's lease after the first send. Left unheard, a lease
+                    // that Redis extended would be given up (and ended there) at the grant's bound.
+                    CompletableFuture<List<Object>> again = scripts.acquire(field, lease, call, held);
+                    again.thenAccept(taking::answered);
+                    return again;
+                }));
+        if (reply == null) {
+            return null;
+        }
+        reply.whenComplete((answer, failure) -> {
+            if (failure == null) {
+                taking.answered(answer);
+                return;
+            }
+            log.debug("lock '{}': taking the hold granted to {} failed: {}", name, field, failure.toString());
+            if (Failures.wasRefused(failure) && !Failures.isPassingRefusal(failure)) {
+                taking.refused(failure);
+            }
+        });
+        return taking;
+    }
+
+    /** One take: when it was first sent, and the hold it decides once the acquire loop records it. */
+    static final class Taking {
+        private final Ticker ticker;
+        private final long leaseNanos;
+        private final long grantUntilNanos;
+        /** The recorded hold; null if the acquire loop refused the level (the owner's hold was given up). */
+        private final CompletableFuture<@Nullable Hold> hold = new CompletableFuture<>();
+        private volatile long firstSentNanos;
+        private volatile boolean sent;
+
+        private Taking(Ticker ticker, long leaseNanos, long grantUntilNanos) {
+            this.ticker = ticker;
+            this.leaseNanos = leaseNanos;
+            this.grantUntilNanos = grantUntilNanos;
+        }
+
+        private void sending() {
+            firstSentNanos = ticker.read();
+            sent = true;
+        }
+
+        /**
+         * @return what the hold counts on until the take's answer: the grant's bound, cut to the
+         *     send plus the owner's lease, which Redis may have set at once
+         */
+        long confirmedUntilNanos() {
+            long taken = firstSentNanos + leaseNanos;
+            return sent && taken - grantUntilNanos < 0 ? taken : grantUntilNanos;
+        }
+
+        /** @param recorded the hold the level was recorded in */
+        void attach(Hold recorded) {
+            hold.complete(recorded);
+        }
+
+        /** The acquire loop refused the level: the owner's hold was given up, and ends with it. */
+        void detach() {
+            hold.complete(null);
+        }
+
+        /**
+         * A take's answer: the owner's lease from the first send, or the grant gone. Renewals
+         * never shorten a lease and ran no earlier than the take was first sent, so this confirms
+         * as they do, never taking back a later renewal.
+         */
+        private void answered(List<Object> reply) {
+            boolean taken = (Long) reply.get(0) == 1L;
+            hold.thenAccept(recorded -> {
+                if (recorded == null) {
+                    return;
+                }
+                if (taken) {
+                    recorded.confirm(firstSentNanos + leaseNanos);
+                } else {
+                    recorded.lose("taking the hold its release granted found it gone from Redis", false);
+                }
+            });
+        }
+
+        /**
+         * Not run, and not to be sent again: the grant runs out at its bound, and the owner's lease
+         * was never set. Lost now, the hold is ended in Redis if Redis lets it.
+         */
+        private void refused(Throwable failure) {
+            hold.thenAccept(recorded -> {
+                if (recorded != null) {
+                    recorded.lose("taking the hold its release granted was refused: " + Failures.describe(Failures.unwrap(failure)), true);
+                }
+            });
+        }
+    }
+}
