@@ -7,6 +7,7 @@ import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -74,21 +75,17 @@ final class GrantTakes {
                     // way Redis set the owner's lease after the first send. Left unheard, a lease
                     // that Redis extended would be given up (and ended there) at the grant's bound.
                     CompletableFuture<List<Object>> again = scripts.acquire(field, lease, call, held);
-                    again.thenAccept(taking::answered);
+                    again.whenComplete((answer, failure) -> taking.settled(answer, failure));
                     return again;
                 }));
         if (reply == null) {
             return null;
         }
         reply.whenComplete((answer, failure) -> {
-            if (failure == null) {
-                taking.answered(answer);
-                return;
+            if (failure != null) {
+                log.debug("lock '{}': taking the hold granted to {} failed: {}", name, field, failure.toString());
             }
-            log.debug("lock '{}': taking the hold granted to {} failed: {}", name, field, failure.toString());
-            if (Failures.wasRefused(failure) && !Failures.isPassingRefusal(failure)) {
-                taking.refused(failure);
-            }
+            taking.settled(answer, failure);
         });
         return taking;
     }
@@ -131,6 +128,19 @@ final class GrantTakes {
         /** The acquire loop refused the level: the owner's hold was given up, and ends with it. */
         void detach() {
             hold.complete(null);
+        }
+
+        /**
+         * What a send of the take came to: an answer, or an error reply that is not a passing one
+         * (not to be sent again, the first send or the one that settles it); anything else is
+         * sent again, or (as the client closes) bounded by the grant.
+         */
+        private void settled(@Nullable List<Object> answer, @Nullable Throwable failure) {
+            if (failure == null) {
+                answered(Objects.requireNonNull(answer));
+            } else if (Failures.wasRefused(failure) && !Failures.isPassingRefusal(failure)) {
+                refused(failure);
+            }
         }
 
         /**

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -103,7 +104,7 @@ public final class UnsettledCalls implements AutoCloseable {
         CompletableFuture<T> reply = previous.isDone() && line.isSettled()
                 ? send(call)
                 : previous.thenCompose(answered -> line.drain()).thenCompose(settled -> send(call));
-        reply.whenComplete((ok, failure) -> {
+        return relayAfter(reply, (ok, failure) -> {
             if (failure == null && queued.test(ok)) {
                 line.keep(admission[0]);
             }
@@ -111,7 +112,27 @@ public final class UnsettledCalls implements AutoCloseable {
             line.finish();
             removeIfIdle(line);
         });
-        return reply;
+    }
+
+    /**
+     * @return the reply, completed once {@code bookkeeping} has run: what a caller does on the
+     *     answer (leave the line, send its next call) then finds the line as the answer left it
+     */
+    private static <T> CompletableFuture<T> relayAfter(CompletableFuture<T> reply,
+                                                       BiConsumer<? super @Nullable T, ? super @Nullable Throwable> bookkeeping) {
+        CompletableFuture<T> relayed = new CompletableFuture<>();
+        reply.whenComplete((ok, failure) -> {
+            try {
+                bookkeeping.accept(ok, failure);
+            } finally {
+                if (failure == null) {
+                    relayed.complete(ok);
+                } else {
+                    relayed.completeExceptionally(failure);
+                }
+            }
+        });
+        return relayed;
     }
 
     /**
@@ -137,13 +158,11 @@ public final class UnsettledCalls implements AutoCloseable {
         if (line == null || !admitted[0]) {
             return null;
         }
-        CompletableFuture<T> reply = send(call);
-        reply.whenComplete((ok, failure) -> {
+        return relayAfter(send(call), (ok, failure) -> {
             done.complete(null);
             line.finish();
             removeIfIdle(line);
         });
-        return reply;
     }
 
     /**

@@ -198,6 +198,17 @@ class TakeGrantedTest {
     }
 
     @Test
+    void aTakeSentAgainAndRefusedForGoodLosesTheHold() {
+        Hold hold = enteredOnTheGrant(LONG_LEASE);
+        scripts.failOldest(timedOut());
+
+        scripts.failOldest(new RedisCommandExecutionException("OOM command not allowed when used memory > 'maxmemory'"));
+
+        assertTrue(hold.isLost(), "not left believed (and renewed as a grant nobody took) until an unlock finds nothing");
+        assertTrue(String.valueOf(hold.lossReason()).startsWith("taking the hold its release granted was refused"), hold.lossReason());
+    }
+
+    @Test
     void anotherCallOfTheOwnerInFlightMakesTheWaiterTryInsteadOfEnteringOnTheWord() {
         queued(OWNER);
         // Another attempt of the owner (an owner id shared by async callers) has a try in flight:
@@ -241,8 +252,11 @@ class TakeGrantedTest {
 
     @Test
     void aWaiterThatLeftTheLineDoesNotEnterOnALateWord() {
-        queued(OWNER);
-        calls.leftTheQueue(OWNER);
+        timer.advance(ENTERED_AT);
+        // As the acquire loop gives up on the answer itself (a wait that ran out): it leaves the
+        // line before anything else of the answer's handling here could run after it.
+        calls.tryAcquire(OWNER, SHORT_LEASE, 0).thenRun(() -> calls.leftTheQueue(OWNER));
+        scripts.answerOldest(List.of(0L, 30_000L, "secret"));
 
         assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()));
         assertEquals(0, context.unsettled().pending(), "nothing of the owner is kept once it left");

@@ -2,6 +2,8 @@ package io.latchkey.internal.lock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
@@ -41,6 +43,33 @@ class UnsettledCallsTest {
         first.complete("ok");
         assertEquals(List.of("first", "second"), sent);
         assertTrue(second.isDone());
+    }
+
+    @Test
+    void aCallThatLeftTheOwnerInLineKeepsTheLineForTheTakeUntilTheOwnersNextCall() {
+        CompletableFuture<String> queued = new CompletableFuture<>();
+        calls.after(HOLD, () -> queued, "queued"::equals);
+        queued.complete("queued");
+
+        assertEquals(1, calls.pending(), "kept: a grant's take may follow");
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, () -> CompletableFuture.completedFuture("taken")));
+        assertEquals(0, calls.pending(), "the take was the owner's next call");
+        assertNull(calls.afterOnlyQueuedTry(HOLD, () -> CompletableFuture.completedFuture("taken again")),
+                "only right after the call that left the owner in line");
+    }
+
+    @Test
+    void anOwnerThatLeavesTheLineOnTheAnswerItselfLeavesNothingKept() {
+        CompletableFuture<String> queued = new CompletableFuture<>();
+        // As an acquire loop whose wait ran out gives up on that very answer: its callback was
+        // registered last, so before the reply was relayed it ran first, and the line was kept
+        // after the owner had left it, until the owner's next call on the lock.
+        calls.after(HOLD, () -> queued, "queued"::equals).thenRun(() -> calls.leftTheQueue(HOLD));
+
+        queued.complete("queued");
+
+        assertEquals(0, calls.pending());
+        assertNull(calls.afterOnlyQueuedTry(HOLD, () -> CompletableFuture.completedFuture("taken")));
     }
 
     @Test
