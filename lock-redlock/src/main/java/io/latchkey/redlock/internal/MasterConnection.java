@@ -160,11 +160,17 @@ final class MasterConnection {
                 log.info("RedLock master {} is reachable again", shown);
             }
         } catch (LockException e) {
+            if (isClosed()) {
+                return; // the close interrupted the connect: nothing to report or retry
+            }
             failed(e);
             log.debug("RedLock master {} still cannot be reached; trying again later: {}", shown, e.getMessage());
         } catch (IllegalStateException clientClosed) {
             close();
         } catch (RuntimeException e) {
+            if (isClosed()) {
+                return; // the close interrupted the connect: nothing to report or retry
+            }
             // Not a failure to reach Redis, yet the next try may still succeed: keep trying, and say so.
             failed(RedLockFailures.masterConnectFailed(shown, e));
             log.warn("RedLock master {}: connecting failed unexpectedly; trying again later", shown, e);
@@ -186,6 +192,10 @@ final class MasterConnection {
         connecting = false;
         failure = e;
         scheduleRetry();
+    }
+
+    private synchronized boolean isClosed() {
+        return closed;
     }
 
     /** Stops connecting; the client closes the connection itself. Idempotent. */

@@ -126,7 +126,9 @@ final class RedLockKind implements LockKind {
             // client closed, not try a master on a connection that is closing.
             cohorts.close();
         }
-        connector.shutdown();
         masters.forEach(MasterConnection::close);
+        // Interrupts a connect in flight: Lettuce's blocking connect waits on a future that the
+        // closing client's event loops may never complete, and the thread would stay for ever.
+        connector.shutdownNow();
     }
 }
