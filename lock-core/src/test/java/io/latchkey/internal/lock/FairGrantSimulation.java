@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -477,10 +478,12 @@ final class FairGrantSimulation extends SeededSchedule {
             }
         }
 
+        /** Unlocks by its handle, as HoldHandle does: its own hold, not whatever the owner id holds now. */
         void unlock() {
+            Hold releasing = Objects.requireNonNull(hold);
             state = State.RELEASING;
-            log(() -> this + " unlocks token " + (hold == null ? "?" : hold.token()));
-            holds.release(owner).whenComplete((ok, failure) -> {
+            log(() -> this + " unlocks token " + releasing.token());
+            holds.close(releasing).whenComplete((ok, failure) -> {
                 log(() -> this + (failure == null ? " unlocked" : " unlock failed: " + Failures.describe(Failures.unwrap(failure))));
                 state = State.IDLE;
                 hold = null;
