@@ -47,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * order too), a message reaching the client's subscription (in the order published), a caller's
  * next step, time passing. Faults: commands lost before Redis runs them, answers lost after it
  * did (the client's command timeout fails them, and the client settles them its own way), answers
- * late, refusals (passing, and for good), messages lost, waits cancelled.
+ * late, refusals (passing, and for good), messages lost or late, waits cancelled.
  *
  * <p>After every step it checks: no two different owners believe they hold the lock (a caller
  * holding, its hold held and confirmed now); every believed hold is in Redis, its owner's field
@@ -73,10 +73,10 @@ final class FairGrantSimulation extends SeededSchedule {
 
     /** What the simulation injects, each with its chance per command, message, attempt or step. */
     record Faults(double loseCommand, double loseAnswer, double lateAnswers, double refuse, double refuseForGood,
-                  double dropMessage, double cancel) {
-        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0);
-        static final Faults SOME = new Faults(0.005, 0.02, 0.02, 0.005, 0.002, 0.05, 0.1);
-        static final Faults MANY = new Faults(0.02, 0.06, 0.05, 0.01, 0.005, 0.15, 0.2);
+                  double dropMessage, double lateMessages, double cancel) {
+        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0, 0);
+        static final Faults SOME = new Faults(0.005, 0.02, 0.02, 0.005, 0.002, 0.05, 0.03, 0.1);
+        static final Faults MANY = new Faults(0.02, 0.06, 0.05, 0.01, 0.005, 0.15, 0.06, 0.2);
     }
 
     private final Faults faults;
@@ -90,6 +90,8 @@ final class FairGrantSimulation extends SeededSchedule {
     private boolean subscribed;
     /** No answer reaches the client before this time: its connection is slow for a while. */
     private long answersLateUntil;
+    /** No message reaches the client before this time: its pub/sub connection is slow for a while. */
+    private long messagesLateUntil;
     private final LockContext context;
     private final FairProtocol protocol;
     private final LockHolds holds;
@@ -219,7 +221,7 @@ final class FairGrantSimulation extends SeededSchedule {
         if (!answers.isEmpty() && clock.read() - answersLateUntil >= 0) {
             choose(() -> answers.poll().run(), () -> "an answer reaches the client");
         }
-        if (!messages.isEmpty()) {
+        if (!messages.isEmpty() && clock.read() - messagesLateUntil >= 0) {
             choose(this::deliverMessage, () -> "message '" + messages.peek() + "' reaches the client");
         }
     }
@@ -230,6 +232,11 @@ final class FairGrantSimulation extends SeededSchedule {
             long millis = 1 + random.nextInt(120);
             answersLateUntil = clock.read() + TimeUnit.MILLISECONDS.toNanos(millis);
             log(() -> "FAULT answers are late by " + millis + " ms");
+        }
+        if (chance(faults.lateMessages)) {
+            long millis = 1 + random.nextInt(200);
+            messagesLateUntil = clock.read() + TimeUnit.MILLISECONDS.toNanos(millis);
+            log(() -> "FAULT messages are late by " + millis + " ms");
         }
     }
 
