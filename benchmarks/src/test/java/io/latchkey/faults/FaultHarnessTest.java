@@ -67,7 +67,7 @@ class FaultHarnessTest {
     @Timeout(120)
     void aLeaseShorterThanTheCriticalSectionsFailsTheRunWithOverlapsThatFencingRefuses() throws IOException {
         Output output = run("--workers", "2", "--threads", "2", "--locks", "1", "--fixed-lease", "100ms",
-                "--faults", "none", "--phase", "4s");
+                "--faults", "none", "--phase", "8s");
 
         assertEquals(FaultHarness.FAILED, output.status, output::describe);
         String[] cells = row(output.out, Fault.NONE);
