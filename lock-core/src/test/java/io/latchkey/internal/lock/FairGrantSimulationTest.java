@@ -7,7 +7,6 @@ import io.latchkey.internal.simulation.SeededSchedule;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,11 +21,6 @@ class FairGrantSimulationTest {
     private static final int SCHEDULES = Integer.getInteger("latchkey.fairsimulation.schedules", 2_000);
 
     @Test
-    @Disabled("seed 834 breaks 'belief implies Redis' on main as of 1e60ee0: a re-entry of an owner id shared by two "
-            + "async callers, sent before the hold's lease ran out in the client and answered after another caller's "
-            + "unlock ended the lost hold, is recorded as a new hold of the same token, and the end of the lost hold, "
-            + "queued behind that re-entry, then deletes it in Redis (see the branch's report); a fix is production "
-            + "code's, not this test's")
     void everyScheduleKeepsTheInvariants() {
         Long replay = Long.getLong("latchkey.fairsimulation.seed");
         if (replay != null) {
