@@ -368,7 +368,7 @@ final class FairGrantSimulation extends SeededSchedule {
                 log(() -> "  word for token " + token + " comes too late to enter on: a try instead");
                 return null;
             }
-            TryResult taken = calls.takeGranted(owner, lease, Long.parseLong(token), untilNanos);
+            TryResult taken = calls.takeGranted(owner, lease, Long.parseLong(token), queuedSecret, untilNanos);
             log(() -> "  owner " + owner + (taken == null ? " may not enter on" : " enters on") + " the grant of token " + token);
             return taken;
         }

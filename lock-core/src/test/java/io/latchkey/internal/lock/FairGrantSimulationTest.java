@@ -14,11 +14,15 @@ import org.junit.jupiter.api.Test;
  * schedule of one client whose owners lock, hold and unlock, one owner id shared by two async
  * callers, with and without faults. A failing seed prints its events and replays exactly with
  * {@code -Dlatchkey.fairsimulation.seed=<seed>}; {@code -Dlatchkey.fairsimulation.schedules=<n>}
- * runs more or fewer.
+ * runs more or fewer, from {@code -Dlatchkey.fairsimulation.firstseed=<seed>} (1), each caller
+ * making {@code -Dlatchkey.fairsimulation.attempts=<n>} attempts (5); a replay needs the same
+ * attempts.
  */
 class FairGrantSimulationTest {
 
-    private static final int SCHEDULES = Integer.getInteger("latchkey.fairsimulation.schedules", 2_000);
+    private static final int SCHEDULES = Integer.getInteger("latchkey.fairsimulation.schedules", 10_000);
+    private static final long FIRST_SEED = Long.getLong("latchkey.fairsimulation.firstseed", 1);
+    private static final int ATTEMPTS = Integer.getInteger("latchkey.fairsimulation.attempts", 5);
 
     @Test
     void everyScheduleKeepsTheInvariants() {
@@ -28,7 +32,7 @@ class FairGrantSimulationTest {
             return;
         }
         long start = System.nanoTime();
-        long steps = LongStream.rangeClosed(1, SCHEDULES).map(FairGrantSimulationTest::runTracingAFailure).sum();
+        long steps = LongStream.range(FIRST_SEED, FIRST_SEED + SCHEDULES).map(FairGrantSimulationTest::runTracingAFailure).sum();
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         System.out.printf(Locale.ROOT, "fair grant simulation: %,d schedules, %,d steps in %,d ms%n", SCHEDULES, steps, millis);
         assertTrue(steps > SCHEDULES);
@@ -51,6 +55,6 @@ class FairGrantSimulationTest {
             default -> Faults.SOME;
         };
         int owners = 1 + (int) (seed % 3);
-        return new FairGrantSimulation(seed, owners, 5, faults, traced);
+        return new FairGrantSimulation(seed, owners, ATTEMPTS, faults, traced);
     }
 }
