@@ -53,19 +53,21 @@ public interface CountedHolds {
      * send plus the owner's lease if that is earlier, and the take's answer confirms the owner's
      * lease, or loses it if the hold was gone. Its answer lost, it is sent again with the same
      * call id until Redis answers (the script must answer that as the first time). Never undone:
-     * the owner holds the level already. Only if the owner's last call on the lock was the try that
-     * left it in line and nothing of the owner came since (another call may take or delete the
-     * grant), until {@link #leftTheQueue}. Not
-     * for replica acknowledgement: nothing waited for the replicas to have the grant.
+     * the owner holds the level already. Only if the owner's last call on the lock was the very try
+     * that left it in line with {@code secret} and nothing of the owner came since (another call,
+     * such as another caller's try under a shared owner id, may take or delete the grant), until
+     * {@link #leftTheQueue}. Not for replica acknowledgement: nothing waited for the replicas to
+     * have the grant.
      *
      * @param owner the owner id
      * @param lease the lease the owner takes
      * @param token the granted hold's token
+     * @param secret the secret of the try the grant was made on, as its message proved
      * @param untilNanos by the client's ticker, a time before which Redis does not drop the grant
      * @return the acquired result, or null if another call of the owner on the lock came since
      *     its last try: the owner tries instead
      */
-    @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos);
+    @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, String secret, long untilNanos);
 
     /**
      * The owner left the lock's line (it gave up waiting) by a call of the kind's own: a grant's

@@ -261,9 +261,18 @@ final class AcquireAttempt implements Acquisition<Hold> {
         // Another owner's failure that is no outage's says nothing of this try: try again, as before.
         outage.answered();
         if (answer.acquired()) {
+            TryResult.Grant grant = Objects.requireNonNull(answer.grant(), "an acquired result has its grant");
+            if (held != null && held.isGivenUp() && grant.fencingToken() == held.token()) {
+                // A re-entry of a hold given up for lost while it was in flight: its level is the
+                // lost hold's, ended in Redis behind this try, even where another caller of the
+                // owner id has ended the hold here already and a new record would outlive it.
+                grant.refuse();
+                failOnceReported(held);
+                return;
+            }
             // Every grant is recorded here, also one given back below at once: the release then
             // undoes exactly this level.
-            Hold hold = holds.admit(owner, lease.renewed(), Objects.requireNonNull(answer.grant(), "an acquired result has its grant"));
+            Hold hold = holds.admit(owner, lease.renewed(), grant);
             if (hold.isGivenUp()) {
                 failOnceReported(hold);
             } else {

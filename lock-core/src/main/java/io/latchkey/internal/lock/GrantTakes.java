@@ -51,22 +51,24 @@ final class GrantTakes {
 
     /**
      * Sends the take of a granted hold with the owner's lease, if the owner's last call on the
-     * lock left it in line and nothing of the owner came since.
+     * lock was the try the grant was made on, which left it in line, and nothing of the owner came
+     * since.
      *
      * @param owner the owner id
      * @param field the owner's field
      * @param lease the owner's lease
      * @param token the granted hold's token
+     * @param secret the secret of the try the grant was made on
      * @param grantUntilNanos by the client's ticker, a time before which Redis does not drop the grant
      * @return the take under way, or null if another call of the owner kept it from being sent
      */
-    @Nullable Taking take(long owner, String field, LeaseTerm lease, long token, long grantUntilNanos) {
+    @Nullable Taking take(long owner, String field, LeaseTerm lease, long token, String secret, long grantUntilNanos) {
         HoldId id = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
         String held = Long.toString(token);
         Taking taking = new Taking(context.ticker(), TimeUnit.MILLISECONDS.toNanos(lease.millis()), grantUntilNanos);
-        CompletableFuture<List<Object>> reply = unsettled.afterOnlyQueuedTry(id, () -> unsettled.sendOrSettleLater(id,
+        CompletableFuture<List<Object>> reply = unsettled.afterOnlyQueuedTry(id, secret, () -> unsettled.sendOrSettleLater(id,
                 "take of granted hold " + token + " by " + call, () -> {
                     taking.sending();
                     return scripts.acquire(field, lease, call, held);

@@ -154,7 +154,7 @@ public final class HoldCalls implements CountedHolds {
                             .thenCompose(undone -> scripts.afterUndo(field)));
                 }
             });
-        }, replicated -> queuedSecret(replicated.reply()) != null).thenCompose(replicated -> {
+        }, replicated -> queuedSecret(replicated.reply())).thenCompose(replicated -> {
             List<Object> reply = replicated.reply();
             long answer = (Long) reply.get(0);
             if (answer == 0L) {
@@ -218,9 +218,9 @@ public final class HoldCalls implements CountedHolds {
     }
 
     @Override
-    public @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, long untilNanos) {
+    public @Nullable TryResult takeGranted(long owner, LeaseTerm lease, long token, String secret, long untilNanos) {
         String field = field(owner);
-        GrantTakes.Taking taking = takes.take(owner, field, lease, token, untilNanos);
+        GrantTakes.Taking taking = takes.take(owner, field, lease, token, secret, untilNanos);
         return taking == null ? null
                 : TryResult.acquired(new Granted(owner, field, token, taking.confirmedUntilNanos(), false, taking));
     }

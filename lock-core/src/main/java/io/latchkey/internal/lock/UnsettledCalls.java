@@ -1,20 +1,15 @@
 package io.latchkey.internal.lock;
 
 import io.latchkey.internal.redis.Failures;
-import io.latchkey.internal.redis.LockExceptions;
 import io.netty.util.Timer;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +39,6 @@ import org.jspecify.annotations.Nullable;
 public final class UnsettledCalls implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(UnsettledCalls.class);
-    private static final long FIRST_RETRY_MILLIS = 20;
-    private static final long MAX_RETRY_MILLIS = 1000;
 
     private final Timer timer;
     /** A line exists while a call of its hold is in flight or unsettled. */
@@ -78,24 +71,27 @@ public final class UnsettledCalls implements AutoCloseable {
      *     which case this call was not sent
      */
     public <T> CompletableFuture<T> after(HoldId hold, Supplier<CompletableFuture<T>> call) {
-        return after(hold, call, reply -> false);
+        return after(hold, call, reply -> null);
     }
 
     /**
-     * As {@link #after(HoldId, Supplier)}; and if {@code queued} says that the reply left the
-     * owner waiting in line, the line is kept, marked with this call, until the owner's next call
-     * on the lock or {@link #leftTheQueue}: while so marked, {@link #afterOnlyQueuedTry} may send.
+     * As {@link #after(HoldId, Supplier)}; and if the reply left the owner waiting in line, with
+     * the secret that {@code queuedSecret} reads from it, the line is kept, marked with this call
+     * and that secret, until the owner's next call on the lock or {@link #leftTheQueue}: while so
+     * marked, {@link #afterOnlyQueuedTry} may send for that secret.
      *
      * @param hold the owner's hold
      * @param call sends the call
-     * @param queued whether a reply left the owner waiting in line
+     * @param queuedSecret the secret a reply left with the owner's place in line, or null if it
+     *     did not leave the owner in line
      * @param <T> the reply type
      * @return as {@link #after(HoldId, Supplier)}
      */
-    public <T> CompletableFuture<T> after(HoldId hold, Supplier<CompletableFuture<T>> call, Predicate<? super T> queued) {
+    public <T> CompletableFuture<T> after(HoldId hold, Supplier<CompletableFuture<T>> call,
+                                          Function<? super T, @Nullable String> queuedSecret) {
         long[] admission = new long[1];
         CallLine line = lines.compute(hold, (id, existing) -> {
-            CallLine admitting = existing == null ? new CallLine(id) : existing;
+            CallLine admitting = existing == null ? newLine(id) : existing;
             admission[0] = admitting.admit();
             return admitting;
         });
@@ -105,8 +101,9 @@ public final class UnsettledCalls implements AutoCloseable {
                 ? send(call)
                 : previous.thenCompose(answered -> line.drain()).thenCompose(settled -> send(call));
         return relayAfter(reply, (ok, failure) -> {
-            if (failure == null && queued.test(ok)) {
-                line.keep(admission[0]);
+            String secret = failure == null ? queuedSecret.apply(ok) : null;
+            if (secret != null) {
+                line.keep(admission[0], secret);
             }
             done.complete(null);
             line.finish();
@@ -137,22 +134,26 @@ public final class UnsettledCalls implements AutoCloseable {
 
     /**
      * Sends a call of an owner at once if the owner's last call on the lock left it waiting in
-     * line ({@link #after(HoldId, Supplier, Predicate)}) and nothing of the owner was admitted,
-     * is in flight or is unsettled since; else sends nothing. For a call whose meaning depends on
-     * no other call of the owner having reached Redis since that one (the take of a grant made
-     * on it): the check and the admission are one step, so no call of the owner can slip in.
+     * line with {@code secret} ({@link #after(HoldId, Supplier, Function)}) and nothing of the
+     * owner was admitted, is in flight or is unsettled since; else sends nothing. For a call whose
+     * meaning depends on no other call of the owner having reached Redis since that one (the take
+     * of a grant made on it): the check and the admission are one step, so no call of the owner
+     * can slip in. The secret names the very try: a grant made on an earlier try of the owner
+     * (another caller of a shared owner id) may have been taken or ended by the later one.
      *
      * @param hold the owner's hold
+     * @param secret the secret of the try that the grant was made on
      * @param call sends the call, on this thread; a settlement it needs must be registered
      *     ({@link #settleLater}) before the future it returns completes
      * @param <T> the reply type
      * @return the call's reply, or null if it was not sent
      */
-    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, Supplier<CompletableFuture<T>> call) {
+    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret,
+                                                                 Supplier<CompletableFuture<T>> call) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         boolean[] admitted = new boolean[1];
         CallLine line = lines.computeIfPresent(hold, (id, existing) -> {
-            admitted[0] = existing.admitAfterQueuedTry(done);
+            admitted[0] = existing.admitAfterQueuedTry(secret, done);
             return existing;
         });
         if (line == null || !admitted[0]) {
@@ -203,7 +204,7 @@ public final class UnsettledCalls implements AutoCloseable {
             return;
         }
         CallLine line = lines.compute(hold, (id, existing) -> {
-            CallLine settling = existing == null ? new CallLine(id) : existing;
+            CallLine settling = existing == null ? newLine(id) : existing;
             settling.add(what, settle);
             return settling;
         });
@@ -295,7 +296,7 @@ public final class UnsettledCalls implements AutoCloseable {
         return CompletableFuture.allOf(last).whenComplete((ok, failure) -> lines.values().stream()
                 .filter(line -> !line.isSettled())
                 .forEach(line -> log.warn("{} call(s) of {} were not settled before the client closed: their lease bounds them",
-                        line.unsettledCount(), line.hold)));
+                        line.unsettledCount(), line.hold())));
     }
 
     @Override
@@ -303,191 +304,13 @@ public final class UnsettledCalls implements AutoCloseable {
         closeAsync();
     }
 
+    private CallLine newLine(HoldId hold) {
+        return new CallLine(hold, timer, () -> closed, this::removeIfIdle);
+    }
+
     /** Drops a line with nothing in flight and nothing to settle; its monitor is taken inside the map's. */
     private void removeIfIdle(CallLine line) {
-        lines.computeIfPresent(line.hold, (id, current) -> current == line && line.isIdle() ? null : current);
-    }
-
-    /** The calls of one hold: admitted one at a time, and the unsettled ones settled oldest first. */
-    private final class CallLine {
-
-        private final HoldId hold;
-        /** Guarded by this: completes when the last admitted call has answered or failed. */
-        private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
-        /** Guarded by this: calls admitted and not finished. */
-        private int inFlight;
-        /** Guarded by this. */
-        private final Deque<Pending> unsettled = new ArrayDeque<>();
-        /** Guarded by this: the drain in progress, so that at most one runs. */
-        private @Nullable CompletableFuture<Void> draining;
-        /** Guarded by this. */
-        private long retryMillis = FIRST_RETRY_MILLIS;
-        /** Guarded by this. */
-        private boolean retryScheduled;
-        /** Guarded by this: calls admitted so far. */
-        private long admissions;
-        /** Guarded by this: the admission of a call that left the owner waiting in line and nothing since, or -1. */
-        private long queuedTry = -1;
-
-        CallLine(HoldId hold) {
-            this.hold = hold;
-        }
-
-        /** @return this call's admission */
-        synchronized long admit() {
-            inFlight++;
-            queuedTry = -1;
-            return ++admissions;
-        }
-
-        /** The call admitted as {@code admission} left the owner waiting in line: kept, if nothing came since. */
-        synchronized void keep(long admission) {
-            if (admission == admissions && unsettled.isEmpty()) {
-                queuedTry = admission;
-            }
-        }
-
-        synchronized void forgetQueuedTry() {
-            queuedTry = -1;
-        }
-
-        /** Admits a call as {@link #admit} does, only if the last call left the owner in line and nothing came since. */
-        synchronized boolean admitAfterQueuedTry(CompletableFuture<Void> done) {
-            if (queuedTry < 0 || queuedTry != admissions || inFlight != 0 || !unsettled.isEmpty() || draining != null
-                    || retryScheduled) {
-                return false;
-            }
-            admit();
-            tail = done;
-            return true;
-        }
-
-        synchronized void finish() {
-            inFlight--;
-        }
-
-        /** @return the future of the call before, which {@code done} follows from now on */
-        synchronized CompletableFuture<Void> queueBehind(CompletableFuture<Void> done) {
-            CompletableFuture<Void> previous = tail;
-            tail = done;
-            return previous;
-        }
-
-        synchronized void add(String what, Supplier<CompletableFuture<?>> settle) {
-            queuedTry = -1;
-            unsettled.addLast(new Pending(what, settle));
-        }
-
-        synchronized boolean isSettled() {
-            return unsettled.isEmpty() && draining == null;
-        }
-
-        synchronized boolean isIdle() {
-            return inFlight == 0 && unsettled.isEmpty() && draining == null && !retryScheduled && queuedTry < 0;
-        }
-
-        synchronized int unsettledCount() {
-            return unsettled.size();
-        }
-
-        /** @return completes when every call is settled, or fails with the first that could not be */
-        CompletableFuture<Void> drain() {
-            CompletableFuture<Void> run;
-            synchronized (this) {
-                if (draining != null) {
-                    return draining;
-                }
-                if (unsettled.isEmpty()) {
-                    return CompletableFuture.completedFuture(null);
-                }
-                run = new CompletableFuture<>();
-                draining = run;
-            }
-            settleNext(run);
-            return run;
-        }
-
-        private void settleNext(CompletableFuture<Void> run) {
-            Pending next;
-            synchronized (this) {
-                next = unsettled.peekFirst();
-                if (next == null) {
-                    draining = null;
-                    retryMillis = FIRST_RETRY_MILLIS;
-                }
-            }
-            if (next == null) {
-                run.complete(null);
-                removeIfIdle(this);
-                return;
-            }
-            settleOnce(next).whenComplete((ok, failure) -> {
-                if (failure == null) {
-                    log.debug("settled {} of {}", next.what, hold);
-                    synchronized (this) {
-                        unsettled.pollFirst();
-                    }
-                    settleNext(run);
-                } else {
-                    long retryIn;
-                    synchronized (this) {
-                        draining = null;
-                        retryIn = retryMillis;
-                        retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
-                    }
-                    drainSoon(retryIn);
-                    run.completeExceptionally(LockExceptions.settleFailed(next.what, hold, failure));
-                }
-            });
-        }
-
-        /** @return completes normally once Redis answered for good, whatever it said */
-        private CompletableFuture<?> settleOnce(Pending next) {
-            CompletableFuture<?> reply;
-            try {
-                reply = next.settle.get();
-            } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e);
-            }
-            return reply.handle((ok, failure) -> {
-                if (failure != null && !Failures.isOutcomeUnknown(failure) && !Failures.isPassingRefusal(failure)) {
-                    // Redis answered for good: whatever it said, retrying would not change it.
-                    log.warn("settling {} of {}: Redis refused it: {}", next.what, hold, failure.getMessage());
-                    return null;
-                }
-                if (failure != null) {
-                    throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-                }
-                return ok;
-            });
-        }
-
-        private void drainSoon(long delayMillis) {
-            synchronized (this) {
-                if (closed || retryScheduled) {
-                    return;
-                }
-                retryScheduled = true;
-            }
-            try {
-                timer.newTimeout(timeout -> {
-                    synchronized (this) {
-                        retryScheduled = false;
-                    }
-                    if (!closed) {
-                        drain();
-                    }
-                    removeIfIdle(this);
-                }, delayMillis, TimeUnit.MILLISECONDS);
-            } catch (IllegalStateException timerStopped) {
-                synchronized (this) {
-                    retryScheduled = false;
-                }
-            }
-        }
-    }
-
-    private record Pending(String what, Supplier<CompletableFuture<?>> settle) {
+        lines.computeIfPresent(line.hold(), (id, current) -> current == line && line.isIdle() ? null : current);
     }
 
     /**

@@ -216,11 +216,26 @@ class TakeGrantedTest {
         // and delete it, so the grant's bound says nothing any more.
         calls.tryAcquire(OWNER, SHORT_LEASE, 0);
 
-        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, "secret of " + OWNER, GRANT_BOUND.toNanos()), "the waiter tries instead");
 
         scripts.answerOldest(List.of(0L, 30_000L, "another secret"));
-        assertNotNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()),
-                "that try left the owner in line, the last call: a grant after it is the owner's to take");
+        assertNotNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, "another secret", GRANT_BOUND.toNanos()),
+                "that try left the owner in line, the last call: a grant made on it is the owner's to take");
+    }
+
+    @Test
+    void aLateWordOfAGrantMadeOnAnEarlierTryOfTheOwnerMakesTheWaiterTry() {
+        queued(OWNER);
+        // Another attempt of the owner tried after the grant: it took the grant and released it,
+        // and its next try left the owner in line again, with another secret. The first attempt's
+        // word comes only now. Before, the line's mark said only "the owner's last call left it in
+        // line", so the first attempt entered on a grant that was gone (FairGrantSimulation seed 1879).
+        calls.tryAcquire(OWNER, SHORT_LEASE, 0);
+        scripts.answerOldest(List.of(0L, 30_000L, "another secret"));
+
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, "secret of " + OWNER, GRANT_BOUND.toNanos()),
+                "the word proves the earlier try's secret: the waiter tries instead");
+        assertEquals(0, scripts.takesSent());
     }
 
     @Test
@@ -231,7 +246,7 @@ class TakeGrantedTest {
         calls.tryAcquire(OWNER, SHORT_LEASE, 0);
         scripts.answerOldest(List.of(1L, 1L, TOKEN));
 
-        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, "secret of " + OWNER, GRANT_BOUND.toNanos()), "the waiter tries instead");
         assertEquals(0, scripts.takesSent());
     }
 
@@ -245,9 +260,9 @@ class TakeGrantedTest {
         scripts.failOldest(timedOut());
         assertEquals(1, scripts.releasesSent(), "the undo");
 
-        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "the waiter tries instead");
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, "secret of " + OWNER, GRANT_BOUND.toNanos()), "the waiter tries instead");
         scripts.answerReleases();
-        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()), "nor once the undo is settled");
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, "secret of " + OWNER, GRANT_BOUND.toNanos()), "nor once the undo is settled");
     }
 
     @Test
@@ -258,7 +273,7 @@ class TakeGrantedTest {
         calls.tryAcquire(OWNER, SHORT_LEASE, 0).thenRun(() -> calls.leftTheQueue(OWNER));
         scripts.answerOldest(List.of(0L, 30_000L, "secret"));
 
-        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, GRANT_BOUND.toNanos()));
+        assertNull(calls.takeGranted(OWNER, LONG_LEASE, TOKEN, "secret", GRANT_BOUND.toNanos()));
         assertEquals(0, context.unsettled().pending(), "nothing of the owner is kept once it left");
     }
 
@@ -290,7 +305,7 @@ class TakeGrantedTest {
     /** What the acquire loop does with a grant told by a message after the owner queued: records it (as LockHolds.admit does) and starts it. */
     private Hold enteredOnTheGrant(long owner, LeaseTerm lease) {
         queued(owner);
-        TryResult granted = Objects.requireNonNull(calls.takeGranted(owner, lease, TOKEN, GRANT_BOUND.toNanos()),
+        TryResult granted = Objects.requireNonNull(calls.takeGranted(owner, lease, TOKEN, "secret of " + owner, GRANT_BOUND.toNanos()),
                 "no other call of the owner is under way");
         TryResult.Grant grant = Objects.requireNonNull(granted.grant());
         Hold hold = context.holds().granted(context.lockId("lock"), "lock", "fair", owner, grant.fencingToken(),

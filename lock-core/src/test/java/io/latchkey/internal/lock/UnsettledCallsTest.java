@@ -48,14 +48,24 @@ class UnsettledCallsTest {
     @Test
     void aCallThatLeftTheOwnerInLineKeepsTheLineForTheTakeUntilTheOwnersNextCall() {
         CompletableFuture<String> queued = new CompletableFuture<>();
-        calls.after(HOLD, () -> queued, "queued"::equals);
+        calls.after(HOLD, () -> queued, reply -> reply.startsWith("queued") ? reply : null);
         queued.complete("queued");
 
         assertEquals(1, calls.pending(), "kept: a grant's take may follow");
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, () -> CompletableFuture.completedFuture("taken")));
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken")));
         assertEquals(0, calls.pending(), "the take was the owner's next call");
-        assertNull(calls.afterOnlyQueuedTry(HOLD, () -> CompletableFuture.completedFuture("taken again")),
+        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken again")),
                 "only right after the call that left the owner in line");
+    }
+
+    @Test
+    void aLaterCallThatLeftTheOwnerInLineKeepsTheLineForItsOwnSecretOnly() {
+        calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), reply -> reply.startsWith("queued") ? reply : null);
+        calls.after(HOLD, () -> CompletableFuture.completedFuture("queued again"), reply -> reply.startsWith("queued") ? reply : null);
+
+        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken")),
+                "a grant made on the earlier call may have been taken or ended by the later one");
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued again", () -> CompletableFuture.completedFuture("taken")));
     }
 
     @Test
@@ -64,12 +74,12 @@ class UnsettledCallsTest {
         // As an acquire loop whose wait ran out gives up on that very answer: its callback was
         // registered last, so before the reply was relayed it ran first, and the line was kept
         // after the owner had left it, until the owner's next call on the lock.
-        calls.after(HOLD, () -> queued, "queued"::equals).thenRun(() -> calls.leftTheQueue(HOLD));
+        calls.after(HOLD, () -> queued, reply -> reply.startsWith("queued") ? reply : null).thenRun(() -> calls.leftTheQueue(HOLD));
 
         queued.complete("queued");
 
         assertEquals(0, calls.pending());
-        assertNull(calls.afterOnlyQueuedTry(HOLD, () -> CompletableFuture.completedFuture("taken")));
+        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken")));
     }
 
     @Test

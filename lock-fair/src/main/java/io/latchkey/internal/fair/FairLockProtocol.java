@@ -199,7 +199,7 @@ public final class FairLockProtocol implements LockProtocol {
         if (context.config().replicaAcknowledgement().isPresent() || untilNanos - context.ticker().read() < enterMarginNanos) {
             return null;
         }
-        return holds.takeGranted(owner, lease, token.getAsLong(), untilNanos);
+        return holds.takeGranted(owner, lease, token.getAsLong(), queuedSecret, untilNanos);
     }
 
     /**
