@@ -13,13 +13,18 @@ public enum Library {
     /** The limit of the hot-lock scenarios: a fair {@code java.util.concurrent.locks.ReentrantLock}, no Redis. */
     IN_JVM_FAIR("jvm-fair", "in-JVM fair"),
     /** A non-fair {@code ReentrantLock}, no Redis: the releasing thread mostly takes it again. */
-    IN_JVM("jvm", "in-JVM");
+    IN_JVM("jvm", "in-JVM"),
+    /** The Redis ceiling: Latchkey's two scripts sent over Lettuce with no client around them ({@link RawLettuceBackend}). */
+    RAW_LETTUCE("lettuce", "raw Lettuce");
 
     /** The Redis-backed libraries, in the column order of the report's tables. */
     static final List<Library> OVER_REDIS = List.of(LATCHKEY, REDISSON, SPRING);
 
     /** The in-JVM references, in column order. */
     static final List<Library> IN_JVM_REFERENCES = List.of(IN_JVM_FAIR, IN_JVM);
+
+    /** What Latchkey is measured against besides its peers: the in-JVM limits and the Redis ceiling. */
+    static final List<Library> REFERENCES = List.of(IN_JVM_FAIR, IN_JVM, RAW_LETTUCE);
 
     /** The JMH parameter value. */
     public final String id;
@@ -32,7 +37,8 @@ public enum Library {
     }
 
     /**
-     * @param id {@code latchkey}, {@code redisson}, {@code spring}, {@code jvm-fair} or {@code jvm}, any case
+     * @param id {@code latchkey}, {@code redisson}, {@code spring}, {@code jvm-fair}, {@code jvm} or
+     *     {@code lettuce}, any case
      * @return the library
      * @throws IllegalArgumentException for any other value
      */
@@ -42,7 +48,7 @@ public enum Library {
                 return library;
             }
         }
-        throw new IllegalArgumentException("library must be latchkey, redisson, spring, jvm-fair or jvm: " + id);
+        throw new IllegalArgumentException("library must be latchkey, redisson, spring, jvm-fair, jvm or lettuce: " + id);
     }
 
     /**
@@ -69,6 +75,8 @@ public enum Library {
                 return new SpringBackend(watchdogLease);
             case IN_JVM_FAIR:
                 return new InJvmBackend(true);
+            case RAW_LETTUCE:
+                return new RawLettuceBackend(watchdogLease);
             default:
                 return new InJvmBackend(false);
         }

@@ -26,7 +26,7 @@ public abstract class LockBenchmark {
 
     private static final Runnable NOTHING_MORE = () -> { };
 
-    /** {@code latchkey}, {@code redisson}, {@code spring}, or an in-JVM reference ({@link Library#id}): the library measured. */
+    /** {@code latchkey}, {@code redisson}, {@code spring}, or a reference, in-JVM or raw Lettuce ({@link Library#id}): the library measured. */
     @Param({"latchkey", "redisson"})
     public String library;
 

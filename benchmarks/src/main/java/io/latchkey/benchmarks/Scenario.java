@@ -33,8 +33,9 @@ final class Scenario {
     /** What one operation of the JMH score is: "acquisitions", "handoffs". */
     final String unit;
     /**
-     * The libraries that can express it: Latchkey and Redisson always, Spring and the in-JVM locks
-     * where {@code withSpring()} and {@code withInJvm} add them.
+     * The libraries that can express it: Latchkey and Redisson always, Spring, the in-JVM locks and
+     * the Redis ceiling where {@code withSpring()}, {@code withInJvm} and {@code withCeiling()}
+     * add them.
      */
     final Set<Library> libraries;
     /**
@@ -93,6 +94,17 @@ final class Scenario {
                 more, OptionalDouble.of(goal));
     }
 
+    /**
+     * @return this scenario, run with the Redis ceiling too ({@link RawLettuceBackend}: Latchkey's
+     *     two scripts over Lettuce with no client around them), where refusals are rare
+     */
+    private Scenario withCeiling() {
+        Set<Library> more = EnumSet.copyOf(libraries);
+        more.add(Library.RAW_LETTUCE);
+        return new Scenario(id, title, benchmarkClass, method, threads, params, kind, shape, target, p99Target, unit,
+                more, inJvmTarget);
+    }
+
     /** @return JMH's include pattern for exactly this benchmark method */
     String includePattern() {
         return "^" + benchmarkClass.getName().replace(".", "\\.") + "\\." + method + "$";
@@ -109,7 +121,7 @@ final class Scenario {
         return List.of(
                 new Scenario("uncontended-lock", "uncontended lock()+unlock(), 1 thread",
                         UncontendedBenchmark.class, "lockUnlock", 1, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                        OptionalDouble.of(2.5), "acquisitions").withSpring(),
+                        OptionalDouble.of(2.5), "acquisitions").withSpring().withCeiling(),
                 new Scenario("uncontended-trylock", "uncontended tryLock()+unlock(), 1 thread",
                         UncontendedBenchmark.class, "tryLockUnlock", 1, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
                         OptionalDouble.of(2.5), "acquisitions").withSpring(),
@@ -119,7 +131,7 @@ final class Scenario {
                         OptionalDouble.of(3), OptionalDouble.of(0.2), "acquisitions").withSpring(),
                 new Scenario("many-keys", "32 threads over 10,000 locks",
                         ManyKeysBenchmark.class, "lockUnlock", 32, Map.of(), Kind.PLAIN, Shape.THROUGHPUT,
-                        OptionalDouble.of(2.5), "acquisitions").withSpring(),
+                        OptionalDouble.of(2.5), "acquisitions").withSpring().withCeiling(),
                 fair(8), fair(32),
                 fairQueue(1), fairQueue(100), fairQueue(1000),
                 // The read-write lock is in lock-core, as the plain lock is. Issue 28 (shared reads

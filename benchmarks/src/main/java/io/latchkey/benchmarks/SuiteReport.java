@@ -85,10 +85,11 @@ final class SuiteReport {
                             .append(commands(outcome)).append('\n');
                 }
             }
-            for (Library reference : Library.IN_JVM_REFERENCES) {
+            for (Library reference : Library.REFERENCES) {
                 if (scenario.libraries.contains(reference) && byLibrary.get(reference) != null
                         && byLibrary.get(reference).status == RunOutcome.Status.OK) {
-                    out.append("  ").append(reference.title).append(" (ReentrantLock): ")
+                    out.append("  ").append(reference.title)
+                            .append(reference == Library.RAW_LETTUCE ? " (Latchkey's two scripts, no client): " : " (ReentrantLock): ")
                             .append(estimateCell(scenario, byLibrary, reference, Measure.SCORE, TextTable::count))
                             .append(' ').append(scenario.unit).append("/s, wait p99 ")
                             .append(cell(scenario, byLibrary, reference,

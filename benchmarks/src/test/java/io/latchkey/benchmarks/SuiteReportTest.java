@@ -96,6 +96,31 @@ class SuiteReportTest {
     }
 
     @Test
+    void theCeilingScenariosShowLatchkeyAgainstRawLettuceWithItsRedisCommands() {
+        SuiteReport report = new SuiteReport();
+        Scenario keys = scenario("many-keys");
+        report.add(threeForks(keys, Library.LATCHKEY, 12_000, metrics(120_000, 4_000_000)));
+        report.add(threeForks(keys, Library.REDISSON, 6_000, metrics(60_000, 8_000_000)));
+        report.add(threeForks(keys, Library.RAW_LETTUCE, 16_000, metrics(160_000, 3_000_000)));
+
+        String text = report.render("env");
+
+        assertTrue(text.matches("(?s).*\\n  raw Lettuce \\(Latchkey's two scripts, no client\\): 16,000 ± \\S+ acquisitions/s,"
+                + " wait p99 3\\.0 ms; Latchkey / it: 0\\.75 slower\\n.*"), text);
+        assertTrue(text.contains("Redis commands per acquisition, raw Lettuce: evalsha 2.00\n"), text);
+        assertFalse(text.contains("==== The in-JVM limit"), text);
+        assertFalse(report.failed());
+    }
+
+    @Test
+    void onlyTheUncontendedLockAndManyKeysRunTheRedisCeiling() {
+        for (Scenario scenario : Scenario.all()) {
+            assertEquals(scenario.id.equals("uncontended-lock") || scenario.id.equals("many-keys"),
+                    scenario.libraries.contains(Library.RAW_LETTUCE), scenario.id);
+        }
+    }
+
+    @Test
     void showsSkipsAndFailuresAndCountsFailures() {
         SuiteReport report = new SuiteReport();
         Scenario fair = scenario("fair-8");
