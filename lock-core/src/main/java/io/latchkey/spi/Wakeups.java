@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
 public interface Wakeups extends AutoCloseable {
 
     /**
-     * @return a counter of the signals seen so far; read it before a try and pass it to
-     *     {@link #await} so that a signal arriving during the try is not lost
+     * @return a counter of the signals for this attempt seen so far (a message naming another
+     *     waiter is not one); read it before a try and pass it to {@link #await} so that a signal
+     *     arriving during the try is not lost
      */
     long sequence();
 

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /** The local waiters of one unlock channel, oldest first. */
@@ -40,6 +41,7 @@ final class ChannelWaiters {
         return true;
     }
 
+    /** Counts the messages that concern every waiter here: unaddressed ones, and re-subscriptions. */
     private final AtomicLong sequence = new AtomicLong();
     /**
      * Set once a waiter joined under {@link UnlockSubscriptions#EVERY_WAITER}: only then does
@@ -61,17 +63,20 @@ final class ChannelWaiters {
     }
 
     /**
-     * Parks a waiter; wakes it at once if a signal came since {@code seenSequence}, because that
-     * signal found it busy trying and woke nobody on its behalf; fails it at once if the waiters
-     * were failed, because nothing would ever end it.
+     * Parks a waiter; wakes it at once if a signal for it came since {@code seenSequence}, because
+     * that signal found it busy trying and woke nobody on its behalf; fails it at once if the
+     * waiters were failed, because nothing would ever end it.
+     *
+     * @param current the waiter's sequence now ({@link ChannelWakeups#sequence})
      */
-    void park(PendingWake wake, long seenSequence) {
+    void park(PendingWake wake, long seenSequence, LongSupplier current) {
         pending.add(wake);
-        // Read after the add: a concurrent failAll either sees this wait or set the failure first.
+        // Read after the add: a concurrent failAll either sees this wait or set the failure first,
+        // and a concurrent signal either counted before this read or finds this wait parked.
         RuntimeException failed = failure;
         if (failed != null) {
             wake.fail(failed);
-        } else if (sequence.get() != seenSequence) {
+        } else if (current.getAsLong() != seenSequence) {
             wake.wake();
         }
         if (wake.done.isDone()) {
@@ -113,8 +118,17 @@ final class ChannelWaiters {
             }
             return;
         }
-        sequence.incrementAndGet();
-        int space = message == null ? -1 : message.indexOf(' ');
+        boolean named = message != null && !message.isEmpty();
+        int space = named ? message.indexOf(' ') : -1;
+        if (named) {
+            // Counted only for the attempts it names: a message naming another waiter (the fair
+            // lock's) tells an attempt busy trying nothing, and counted for all it sent every
+            // such attempt into a try more, about one and a half per fair hand-off among 8.
+            String address = space >= 0 ? message.substring(0, space) : message;
+            addressed.stream().filter(joined -> address.equals(joined.address())).forEach(ChannelWakeups::named);
+        } else {
+            sequence.incrementAndGet();
+        }
         if (space >= 0) {
             String address = message.substring(0, space);
             for (ChannelWakeups joined : addressed) {
@@ -125,7 +139,6 @@ final class ChannelWaiters {
             }
             return;
         }
-        boolean named = message != null && !message.isEmpty();
         for (Iterator<PendingWake> it = pending.iterator(); it.hasNext(); ) {
             PendingWake wake = it.next();
             if (named && !Objects.equals(message, wake.address)) {

@@ -6,6 +6,7 @@ import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +21,8 @@ final class ChannelWakeups implements Wakeups {
     private volatile @Nullable PendingWake current;
     /** The word of the last message that named this attempt with one, until taken. */
     private final AtomicReference<@Nullable String> word = new AtomicReference<>();
+    /** Counts the messages that named this attempt's address; with the channel's, its {@link #sequence}. */
+    private final AtomicLong named = new AtomicLong();
     private boolean closed;
 
     ChannelWakeups(ChannelWaiters waiters, @Nullable String address, Timer timer, Consumer<ChannelWaiters> onClose) {
@@ -38,6 +41,11 @@ final class ChannelWakeups implements Wakeups {
         return address;
     }
 
+    /** A message named this attempt's address: it counts for this attempt, also while it is busy trying. */
+    void named() {
+        named.incrementAndGet();
+    }
+
     /** A message named this attempt with a word: kept for {@link #takeWord}, and the wait (if parked) ends. */
     void deliver(String delivered) {
         word.set(delivered);
@@ -54,7 +62,8 @@ final class ChannelWakeups implements Wakeups {
 
     @Override
     public long sequence() {
-        return waiters.sequence();
+        // Both only grow, so the sum changes whenever either does.
+        return waiters.sequence() + named.get();
     }
 
     @Override
@@ -75,7 +84,7 @@ final class ChannelWakeups implements Wakeups {
             wake.fail(LockExceptions.clientClosed());
             return wake.done;
         }
-        waiters.park(wake, seenSequence);
+        waiters.park(wake, seenSequence, this::sequence);
         return wake.done;
     }
 

@@ -147,6 +147,35 @@ class UnlockSubscriptionsTest {
     }
 
     @Test
+    void aMessageNamingAnotherWaiterThatCameWhileTheWaiterWasTryingDoesNotEndItsNextWait() {
+        Wakeups trying = subscriptions.join(CHANNEL, "first").join();
+        long seen = trying.sequence(); // read before the try
+        // The fair lock names the waiter that must act: the head it granted, the new first.
+        subscriptions.message(CHANNEL, "second");
+        subscriptions.message(CHANNEL, "second 42 proof");
+
+        // Before, any message counted for every attempt: each one busy trying then tried once
+        // more, about one and a half futile tries per fair hand-off among 8 waiters.
+        assertFalse(trying.await(seen, ONE_MINUTE).isDone(), "nothing for it came during its try");
+    }
+
+    @Test
+    void aMessageNamingTheWaiterThatCameWhileItWasTryingEndsItsNextWaitAtOnce() {
+        Wakeups trying = subscriptions.join(CHANNEL, "first").join();
+        Wakeups other = subscriptions.join(CHANNEL, "second").join();
+        long seen = trying.sequence();
+        long otherSeen = other.sequence();
+        subscriptions.message(CHANNEL, "first");
+
+        assertTrue(trying.await(seen, ONE_MINUTE).isDone(), "the message named it while its try was on the wire");
+        assertFalse(other.await(otherSeen, ONE_MINUTE).isDone());
+        Wakeups granted = subscriptions.join(CHANNEL, "third").join();
+        long grantedSeen = granted.sequence();
+        subscriptions.message(CHANNEL, "third 42 proof");
+        assertTrue(granted.await(grantedSeen, ONE_MINUTE).isDone(), "a grant's message counts for the attempt it names");
+    }
+
+    @Test
     void aWaiterWokenByAMessageThatItCannotUseHandsItOn() {
         Wakeups first = subscriptions.join(CHANNEL, null).join();
         CompletableFuture<Void> firstWait = first.await(first.sequence(), ONE_MINUTE);
