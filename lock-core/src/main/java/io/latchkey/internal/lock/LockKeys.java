@@ -52,11 +52,21 @@ public final class LockKeys implements Keys {
     /** Everything of a derived key before its suffix. */
     private final String stem;
     private final String fenceCounter;
+    /**
+     * The derived keys that every acquisition asks for (a waiter's join looks its channel up by
+     * name), made once: a new string per call cost its hash and a copy each time.
+     */
+    private final String channel;
+    private final String waitingMark;
+    private final String turn;
 
     private LockKeys(String lock, String tag, String stem, String prefix) {
         this.lock = lock;
         this.tag = tag;
         this.stem = stem;
+        this.channel = stem + "channel";
+        this.waitingMark = stem + "waiting";
+        this.turn = stem + "turn";
         this.fenceCounter = prefix + ":fence:{" + SlotTags.of(SlotHash.getSlot(lock.getBytes(StandardCharsets.UTF_8))) + '}';
     }
 
@@ -113,17 +123,17 @@ public final class LockKeys implements Keys {
     /** @return the unlock channel, {@link #derived(String) derived} with suffix {@code channel} */
     @Override
     public String channel() {
-        return derived("channel");
+        return channel;
     }
 
     /** @return with local hand-off, the client whose try found the lock held, {@link #derived(String) derived} with suffix {@code waiting} */
     public String waitingMark() {
-        return derived("waiting");
+        return waitingMark;
     }
 
     /** @return with local hand-off, the client a release reserved the lock for, {@link #derived(String) derived} with suffix {@code turn} */
     public String turn() {
-        return derived("turn");
+        return turn;
     }
 
     /**

@@ -36,6 +36,8 @@ public final class ReentrantLockProtocol implements PlainLock {
     private final LockKeys keys;
     private final LockContext context;
     private final HoldCalls holds;
+    /** Asked on every try, release and wait of the lock: made once, equal to a new one. */
+    private final Object identity;
 
     /**
      * @param name the lock's name
@@ -45,6 +47,7 @@ public final class ReentrantLockProtocol implements PlainLock {
         this.name = name;
         this.keys = context.keys(name);
         this.context = context;
+        this.identity = context.lockId(keys.lock());
         this.holds = new HoldCalls(name, keys.lock(), context, scripts(new String[] {keys.lock(), keys.fenceCounter()},
                 new String[0], new String[] {keys.lock(), keys.channel()}, new String[0]));
     }
@@ -205,7 +208,7 @@ public final class ReentrantLockProtocol implements PlainLock {
 
     @Override
     public Object identity() {
-        return context.lockId(keys.lock());
+        return identity;
     }
 
     @Override
