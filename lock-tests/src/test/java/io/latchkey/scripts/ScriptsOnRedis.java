@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -46,6 +47,14 @@ public final class ScriptsOnRedis implements AutoCloseable {
     /** @return the commands of the one connection that every script call goes through */
     public RedisCommands<String, String> redis() {
         return connection.sync();
+    }
+
+    /**
+     * @return the asynchronous commands of the same connection: reads sent together are answered
+     *     in one round trip
+     */
+    public RedisAsyncCommands<String, String> pipeline() {
+        return connection.async();
     }
 
     /**

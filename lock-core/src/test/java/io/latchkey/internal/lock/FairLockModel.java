@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * try that sends a secret queues, and every try here sends one); the counter never runs out and
  * no script meets an ACL refusal, so the error branches are left out; the proof is the real SHA-1
  * of {@code <token>:<secret>}. Not thread-safe: the simulation's one thread runs it.
+ * {@code FairLockModelAgreementTest} (in lock-tests) holds it against a real Redis.
  */
 final class FairLockModel {
 
@@ -380,6 +381,41 @@ final class FairLockModel {
     boolean anyoneInLine() {
         expire();
         return !queue.isEmpty();
+    }
+
+    /** @return HGETALL of the lock hash now */
+    Map<String, String> hash() {
+        expire();
+        return new LinkedHashMap<>(lock);
+    }
+
+    /** @return LRANGE of the queue now, the first in line first */
+    List<String> queue() {
+        expire();
+        return List.copyOf(queue);
+    }
+
+    /** @return the timeouts now: waiter field to its place's deadline, in milliseconds of Redis time */
+    Map<String, Long> deadlines() {
+        expire();
+        return Map.copyOf(timeouts);
+    }
+
+    /** @return HGETALL of the secrets now */
+    Map<String, String> secrets() {
+        expire();
+        return Map.copyOf(secrets);
+    }
+
+    /** @return when the queue, the timeouts and the secrets expire, in milliseconds of Redis time; -1 for none */
+    long lineExpiresAtMillis() {
+        expire();
+        return lineExpiresAt;
+    }
+
+    /** @return GET of the fencing counter, 0 for none */
+    long counter() {
+        return counter;
     }
 
     @Override
