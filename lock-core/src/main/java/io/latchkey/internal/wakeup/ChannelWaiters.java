@@ -1,9 +1,7 @@
 package io.latchkey.internal.wakeup;
 
 import io.netty.util.Timeout;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -118,33 +116,35 @@ final class ChannelWaiters {
             }
             return;
         }
-        boolean named = message != null && !message.isEmpty();
-        int space = named ? message.indexOf(' ') : -1;
-        if (named) {
-            // Counted only for the attempts it names: a message naming another waiter (the fair
-            // lock's) tells an attempt busy trying nothing, and counted for all it sent every
-            // such attempt into a try more, about one and a half per fair hand-off among 8.
-            String address = space >= 0 ? message.substring(0, space) : message;
-            addressed.stream().filter(joined -> address.equals(joined.address())).forEach(ChannelWakeups::named);
-        } else {
+        if (message == null || message.isEmpty()) {
             sequence.incrementAndGet();
-        }
-        if (space >= 0) {
-            String address = message.substring(0, space);
-            for (ChannelWakeups joined : addressed) {
-                if (address.equals(joined.address())) {
-                    joined.deliver(message.substring(space + 1));
-                    return;
-                }
-            }
+            signalOldest(null);
             return;
         }
-        for (Iterator<PendingWake> it = pending.iterator(); it.hasNext(); ) {
-            PendingWake wake = it.next();
-            if (named && !Objects.equals(message, wake.address)) {
-                continue;
+        // Counted only for the attempts it names (before any is woken or given the word, so that
+        // one busy trying sees it): a message naming another waiter (the fair lock's) tells such
+        // an attempt nothing, and counted for all it sent each into a try more, about one and a
+        // half per fair hand-off among 8.
+        int space = message.indexOf(' ');
+        String address = space >= 0 ? message.substring(0, space) : message;
+        ChannelWakeups oldest = null;
+        for (ChannelWakeups joined : addressed) {
+            if (address.equals(joined.address())) {
+                joined.named();
+                oldest = oldest == null ? joined : oldest;
             }
-            if (wake.signal()) {
+        }
+        if (space < 0) {
+            signalOldest(message);
+        } else if (oldest != null) {
+            oldest.deliver(message.substring(space + 1));
+        }
+    }
+
+    /** Wakes the oldest parked waiter that can take a signal, of {@code address} if one is given. */
+    private void signalOldest(@Nullable String address) {
+        for (PendingWake wake : pending) {
+            if ((address == null || address.equals(wake.address)) && wake.signal()) {
                 return;
             }
         }

@@ -176,6 +176,33 @@ class UnlockSubscriptionsTest {
     }
 
     @Test
+    void anUnaddressedMessageOrASubscriptionMadeAgainDuringATryStillCountsForAnAddressedWaiter() {
+        Wakeups trying = subscriptions.join(CHANNEL, "first").join();
+        long seen = trying.sequence();
+        subscriptions.message(CHANNEL, "");
+        assertTrue(trying.await(seen, ONE_MINUTE).isDone());
+
+        long seenAgain = trying.sequence();
+        subscriptions.subscribed(CHANNEL, 1); // the connection came back: messages may have been lost
+        assertTrue(trying.await(seenAgain, ONE_MINUTE).isDone());
+    }
+
+    @Test
+    void aGrantForAnOwnerWithTwoAttemptsCountsForBothAndGivesTheWordToTheOldestOnly() {
+        Wakeups oldest = subscriptions.join(CHANNEL, "shared").join();
+        Wakeups younger = subscriptions.join(CHANNEL, "shared").join();
+        long oldestSeen = oldest.sequence();
+        long youngerSeen = younger.sequence();
+
+        subscriptions.message(CHANNEL, "shared 42 proof");
+
+        assertEquals("42 proof", oldest.takeWord());
+        assertNull(younger.takeWord(), "the word is used at most once here");
+        assertTrue(oldest.await(oldestSeen, ONE_MINUTE).isDone());
+        assertTrue(younger.await(youngerSeen, ONE_MINUTE).isDone(), "the owner's other try may have met the grant");
+    }
+
+    @Test
     void aWaiterWokenByAMessageThatItCannotUseHandsItOn() {
         Wakeups first = subscriptions.join(CHANNEL, null).join();
         CompletableFuture<Void> firstWait = first.await(first.sequence(), ONE_MINUTE);
