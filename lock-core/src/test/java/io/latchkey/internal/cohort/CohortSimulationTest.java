@@ -33,12 +33,7 @@ class CohortSimulationTest {
         long start = System.nanoTime();
         long steps = 0;
         for (long seed = firstSeed; seed <= lastSeed; seed++) {
-            try {
-                steps += simulation(seed, false).run();
-            } catch (SeededSchedule.Violation untraced) {
-                simulation(seed, true).run(); // the same schedule again, with its trace
-                throw untraced;
-            }
+            steps += SeededSchedule.runTracingAFailure(seed, CohortSimulationTest::simulation);
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         long schedules = lastSeed - firstSeed + 1;

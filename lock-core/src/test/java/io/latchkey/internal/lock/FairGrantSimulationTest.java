@@ -32,19 +32,11 @@ class FairGrantSimulationTest {
             return;
         }
         long start = System.nanoTime();
-        long steps = LongStream.range(FIRST_SEED, FIRST_SEED + SCHEDULES).map(FairGrantSimulationTest::runTracingAFailure).sum();
+        long steps = LongStream.range(FIRST_SEED, FIRST_SEED + SCHEDULES)
+                .map(seed -> SeededSchedule.runTracingAFailure(seed, FairGrantSimulationTest::simulation)).sum();
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         System.out.printf(Locale.ROOT, "fair grant simulation: %,d schedules, %,d steps in %,d ms%n", SCHEDULES, steps, millis);
         assertTrue(steps > SCHEDULES);
-    }
-
-    private static long runTracingAFailure(long seed) {
-        try {
-            return simulation(seed, false).run();
-        } catch (SeededSchedule.Violation untraced) {
-            simulation(seed, true).run(); // the same schedule again, with its trace
-            throw untraced;
-        }
     }
 
     static FairGrantSimulation simulation(long seed, boolean traced) {

@@ -29,19 +29,11 @@ class ReadShareSimulationTest {
         long start = System.nanoTime();
         // One seed after another: on both cores under JaCoCo's agent the threads write the same
         // coverage probes, which made the cohort's simulation nearly twice as slow.
-        long steps = LongStream.rangeClosed(1, SCHEDULES).map(ReadShareSimulationTest::runTracingAFailure).sum();
+        long steps = LongStream.rangeClosed(1, SCHEDULES)
+                .map(seed -> SeededSchedule.runTracingAFailure(seed, ReadShareSimulationTest::simulation)).sum();
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         System.out.printf(Locale.ROOT, "read-share simulation: %,d schedules, %,d steps in %,d ms%n", SCHEDULES, steps, millis);
         assertTrue(steps > SCHEDULES);
-    }
-
-    private static long runTracingAFailure(long seed) {
-        try {
-            return simulation(seed, false).run();
-        } catch (SeededSchedule.Violation untraced) {
-            simulation(seed, true).run(); // the same schedule again, with its trace
-            throw untraced;
-        }
     }
 
     static ReadShareSimulation simulation(long seed, boolean traced) {

@@ -169,6 +169,35 @@ public abstract class SeededSchedule {
         throw violation;
     }
 
+    /**
+     * Runs one seed's schedule untraced (fast); if it breaks an invariant, runs the same schedule
+     * again traced, so that its events are printed, and fails with the first run's violation.
+     *
+     * @param seed the seed
+     * @param schedules makes a seed's schedule, traced or not
+     * @return the steps taken
+     * @throws Violation if an invariant broke
+     */
+    public static long runTracingAFailure(long seed, Factory schedules) {
+        try {
+            return schedules.schedule(seed, false).run();
+        } catch (Violation untraced) {
+            schedules.schedule(seed, true).run();
+            throw untraced;
+        }
+    }
+
+    /** Makes the schedule of a seed. */
+    @FunctionalInterface
+    public interface Factory {
+        /**
+         * @param seed the seed
+         * @param traced whether to print its events
+         * @return the schedule
+         */
+        SeededSchedule schedule(long seed, boolean traced);
+    }
+
     /** A broken invariant, with the seed and the events that led to it. */
     public static final class Violation extends AssertionError {
         private static final long serialVersionUID = 1L;
