@@ -8,6 +8,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockConfig;
 import io.latchkey.LockHold;
 import io.latchkey.internal.lock.LockKeys;
+import io.latchkey.testing.FaultProxy;
 import io.latchkey.testing.RedisServer;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -106,6 +107,49 @@ class FairLockGrantTest {
         });
         hold.close();
         assertThat(raw.keysOf(name)).isEmpty();
+    }
+
+    /**
+     * A short critical section unlocks before the take of its grant is answered: the release goes
+     * out behind the take, not a round trip later, and ends the hold by its token. Through a proxy
+     * that holds every reply (and message) back for 3 s, the lock is free in Redis, and the next
+     * in line granted, while the take's reply is still held; it was still held when the release
+     * waited for that reply.
+     */
+    @Test
+    void anUnlockBeforeTheTakeIsAnsweredGoesOutBehindTheTakeNotAfterItsAnswer() throws Exception {
+        FaultProxy proxy = FaultProxy.to(server);
+        try {
+            // Commands wait out the held replies: the take must not time out.
+            LockClient client = LockClient.create(LockConfig.builder().address(proxy.uri()).fairLockWaitTimeout(Duration.ofMinutes(5))
+                    .commandTimeout(Duration.ofSeconds(10)).build());
+            clients.add(client);
+            DistributedLock fair = client.getFairLock(name);
+            redis.configResetstat();
+            CompletableFuture<LockHold> waiter = fair.acquireAsync(WAITER);
+            awaitTriesStopped();
+            List<Object> queued = redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys(), Long.toString(HOLDER_LEASE),
+                    "test-next:1", "300000", "publish", "next-call", "");
+            assertThat(queued.get(0)).as("another waiter in line behind the client's").isEqualTo(0L);
+
+            proxy.delay(Duration.ofSeconds(3));
+            redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
+                    "holder-release", "release");
+            LockHold hold = waiter.get(10, TimeUnit.SECONDS);
+            long enteredNanos = System.nanoTime();
+            CompletableFuture<Void> unlocked = fair.unlockAsync(WAITER);
+
+            await().atMost(Duration.ofMillis(2_500)).untilAsserted(() ->
+                    assertThat(redis.hget(name, "test-next:1")).as("the next in line granted").isEqualTo("0"));
+            assertThat(System.nanoTime() - enteredNanos).as("before the take's reply could come back")
+                    .isLessThan(TimeUnit.SECONDS.toNanos(3));
+            proxy.heal();
+            unlocked.get(10, TimeUnit.SECONDS);
+            assertThat(hold.isValid()).isFalse();
+            assertThat(hold.leaseLost()).as("released, not lost").isNotDone();
+        } finally {
+            proxy.close();
+        }
     }
 
     @Test

@@ -667,6 +667,29 @@ class FairLockScriptsTest {
         assertThat(acquire(B)).isBetween(1L, 300L);
     }
 
+    /**
+     * B comes back by itself within half its place of its last try, so before its place runs out
+     * minus half a place: a lease that outlasts B's place ends after that, and waking B would only
+     * send it into a try just as a release pipelined behind the take grants it the lock.
+     */
+    @Test
+    void aTakeWhoseLeaseOutlastsTheNextOnesPlaceWakesNobody() throws Exception {
+        acquire(HOLDER);
+        acquire(A);
+        acquire(B);
+        release(HOLDER);
+        String token = tokenOf(A);
+        BlockingQueue<String> messages = listen();
+
+        List<Long> taken = acquireHolding(A, PLACE + 1_000, PLACE, "call-" + ++calls, token);
+
+        assertThat(taken).containsExactly(1L, 1L, Long.parseLong(token));
+        assertThat(redis.pttl(LOCK)).as("A's lease").isGreaterThan(PLACE);
+        assertThat(raw.queue(LOCK)).containsExactly(B);
+        assertThat(messages.poll(200, TimeUnit.MILLISECONDS)).as("nobody woken").isNull();
+        assertThat(acquire(B)).as("B, first now, comes back within half its place").isEqualTo(PLACE / 2);
+    }
+
     @Test
     void aTakeByTheGrantedTokenCountsOnceAndSentAgainWithItsCallIdChangesNothing() throws Exception {
         acquire(HOLDER);

@@ -49,6 +49,10 @@ final class CallLine {
     private long queuedTry = -1;
     /** Guarded by this: the secret that call left with the owner's place; null when {@code queuedTry} is -1. */
     private @Nullable String queuedSecret;
+    /** Guarded by this: the admission of the last take of a grant ({@link #admitAfterQueuedTry}), or -1. */
+    private long take = -1;
+    /** Guarded by this: the token of the grant that take takes. */
+    private long takeToken;
 
     /**
      * @param hold the owner's hold
@@ -87,15 +91,34 @@ final class CallLine {
         queuedSecret = null;
     }
 
-    /** Admits a call as {@link #admit} does, only if the last call left the owner in line with {@code secret} and nothing came since. */
-    synchronized boolean admitAfterQueuedTry(String secret, CompletableFuture<Void> done) {
+    /**
+     * Admits the take of the grant with {@code token} as {@link #admit} does, only if the last call
+     * left the owner in line with {@code secret} and nothing came since.
+     */
+    synchronized boolean admitAfterQueuedTry(String secret, long token, CompletableFuture<Void> done) {
         if (queuedTry < 0 || queuedTry != admissions || !secret.equals(queuedSecret) || inFlight != 0
                 || !unsettled.isEmpty() || draining != null || retryScheduled) {
             return false;
         }
-        admit();
+        take = admit();
+        takeToken = token;
         tail = done;
         return true;
+    }
+
+    /**
+     * Admits a call at once if the only call in flight is the take of a grant, nothing was admitted
+     * since, and nothing is unsettled; the calls after it wait for both.
+     *
+     * @return the token of the grant being taken, or 0 if nothing was admitted
+     */
+    synchronized long admitBehindTake(CompletableFuture<Void> done) {
+        if (take != admissions || inFlight != 1 || !unsettled.isEmpty() || draining != null || retryScheduled) {
+            return 0;
+        }
+        admit();
+        tail = CompletableFuture.allOf(tail, done);
+        return takeToken;
     }
 
     synchronized void finish() {

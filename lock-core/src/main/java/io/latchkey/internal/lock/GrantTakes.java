@@ -68,7 +68,7 @@ final class GrantTakes {
         String call = unsettled.nextCallId();
         String held = Long.toString(token);
         Taking taking = new Taking(context.ticker(), TimeUnit.MILLISECONDS.toNanos(lease.millis()), grantUntilNanos);
-        CompletableFuture<List<Object>> reply = unsettled.afterOnlyQueuedTry(id, secret, () -> unsettled.sendOrSettleLater(id,
+        CompletableFuture<List<Object>> reply = unsettled.afterOnlyQueuedTry(id, secret, token, () -> unsettled.sendOrSettleLater(id,
                 "take of granted hold " + token + " by " + call, () -> {
                     taking.sending();
                     return scripts.acquire(field, lease, call, held);

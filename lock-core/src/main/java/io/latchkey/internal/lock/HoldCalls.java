@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -333,19 +334,30 @@ public final class HoldCalls implements CountedHolds {
         HoldId hold = context.hold(lock, owner);
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
-        // A requeue's mark is worth writing only with the release it belongs to: sent again later,
-        // it could name a client whose owners have all left since, so it is sent as a release.
-        return unsettled.afterOrSettleLater(hold, "release " + call, () -> scripts.release(field, call, mode),
-                () -> scripts.release(field, call, RELEASE), failure -> LockExceptions.releaseDeferred(name, owner, failure))
-                .thenApply(left -> {
-                    if (left == null || left == 0L) {
-                        context.renewer().cancel(context.executor(), lock, field);
-                    }
-                    if (left == null) {
-                        throw LockExceptions.notHeld(name, owner);
-                    }
-                    return null;
-                });
+        Function<Throwable, LockException> deferred = failure -> LockExceptions.releaseDeferred(name, owner, failure);
+        // An owner whose take of a grant is still its only call in flight holds just the grant's
+        // level (a re-entry would have gone after the take), so its release ends that hold by its
+        // token, at once behind the take: the same in Redis whether the take ran first (count 1)
+        // or not (count 0, which a release would leave alone), and a take that runs after it
+        // finds nothing to take. Waiting for the take's answer put a round trip on every hand-off.
+        @Nullable CompletableFuture<Long> reply = mode.equals(RELEASE)
+                ? unsettled.behindTakeOrSettleLater(hold, "release " + call, token -> scripts.end(field, call, token), deferred)
+                : null;
+        if (reply == null) {
+            // A requeue's mark is worth writing only with the release it belongs to: sent again later,
+            // it could name a client whose owners have all left since, so it is sent as a release.
+            reply = unsettled.afterOrSettleLater(hold, "release " + call, () -> scripts.release(field, call, mode),
+                    () -> scripts.release(field, call, RELEASE), deferred);
+        }
+        return reply.thenApply(left -> {
+            if (left == null || left == 0L) {
+                context.renewer().cancel(context.executor(), lock, field);
+            }
+            if (left == null) {
+                throw LockExceptions.notHeld(name, owner);
+            }
+            return null;
+        });
     }
 
     /**

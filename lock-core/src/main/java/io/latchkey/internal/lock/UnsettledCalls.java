@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +35,10 @@ import org.jspecify.annotations.Nullable;
  * master while an earlier one is still unanswered. Settling starts at once, behind the call it
  * settles on the same connection, and is then retried on the client's timer with a growing
  * pause until Redis answers. A later call of that owner on that lock never takes an unknown
- * grant for a re-entry; while Redis stays unreachable, it fails as any call would. Thread-safe.
+ * grant for a re-entry; while Redis stays unreachable, it fails as any call would. One call goes
+ * out before the answer of the one before it: the release of a hold entered on a grant's message,
+ * behind its take ({@link #behindTakeOrSettleLater}), as it means the same whether the take ran
+ * or not. Thread-safe.
  */
 public final class UnsettledCalls implements AutoCloseable {
 
@@ -143,17 +147,19 @@ public final class UnsettledCalls implements AutoCloseable {
      *
      * @param hold the owner's hold
      * @param secret the secret of the try that the grant was made on
+     * @param token the token of the grant that the call takes, which a call sent behind it names
+     *     ({@link #behindTakeOrSettleLater})
      * @param call sends the call, on this thread; a settlement it needs must be registered
      *     ({@link #settleLater}) before the future it returns completes
      * @param <T> the reply type
      * @return the call's reply, or null if it was not sent
      */
-    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret,
+    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret, long token,
                                                                  Supplier<CompletableFuture<T>> call) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         boolean[] admitted = new boolean[1];
         CallLine line = lines.computeIfPresent(hold, (id, existing) -> {
-            admitted[0] = existing.admitAfterQueuedTry(secret, done);
+            admitted[0] = existing.admitAfterQueuedTry(secret, token, done);
             return existing;
         });
         if (line == null || !admitted[0]) {
@@ -163,6 +169,49 @@ public final class UnsettledCalls implements AutoCloseable {
             done.complete(null);
             line.finish();
             removeIfIdle(line);
+        });
+    }
+
+    /**
+     * Sends a call of an owner at once, before the answer of its take of a grant
+     * ({@link #afterOnlyQueuedTry}), if that take is the owner's only call in flight and nothing of
+     * the owner was admitted since nor is unsettled: the release of a hold entered on the grant's
+     * message, pipelined behind the take, so that the next hand-off waits for no answer of the
+     * take. The call gets the grant's token and must come to the same in Redis whether the take ran
+     * before it or not (the take's send may be lost, or sent again after it): it ends the hold by
+     * that token, and the take then finds nothing to take. If its answer is lost it is settled as
+     * {@link #afterOrSettleLater} settles a call, by the same call with the same token.
+     *
+     * @param hold the owner's hold
+     * @param what names the call, for logs
+     * @param call sends the call, given the grant's token
+     * @param deferred as {@link #afterOrSettleLater} takes it
+     * @param <T> the reply type
+     * @return the call's reply, as {@link #afterOrSettleLater} answers; or null if no such take was in
+     *     flight, and nothing was sent
+     */
+    public <T> @Nullable CompletableFuture<T> behindTakeOrSettleLater(HoldId hold, String what, LongFunction<CompletableFuture<T>> call,
+                                                                      Function<Throwable, ? extends RuntimeException> deferred) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        long[] token = new long[1];
+        CallLine line = lines.computeIfPresent(hold, (id, existing) -> {
+            token[0] = existing.admitBehindTake(done);
+            return existing;
+        });
+        if (line == null || token[0] == 0) {
+            return null;
+        }
+        Supplier<CompletableFuture<T>> send = () -> call.apply(token[0]);
+        CompletableFuture<T> reply = sendOrSettleLater(hold, what, () -> send(send), send::get);
+        return relayAfter(reply, (ok, failure) -> {
+            done.complete(null);
+            line.finish();
+            removeIfIdle(line);
+        }).handle((answer, failure) -> {
+            if (failure == null) {
+                return answer;
+            }
+            throw mustSettle(failure) ? deferred.apply(failure) : completion(failure);
         });
     }
 
@@ -263,7 +312,7 @@ public final class UnsettledCalls implements AutoCloseable {
                 return reply;
             }
             if (!mustSettle(failure)) {
-                throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+                throw completion(failure);
             }
             if (!sent.get()) {
                 // An earlier call could not be settled, so this one never left: it is owed too.
@@ -271,6 +320,10 @@ public final class UnsettledCalls implements AutoCloseable {
             }
             throw deferred.apply(failure);
         });
+    }
+
+    private static CompletionException completion(Throwable failure) {
+        return failure instanceof CompletionException completion ? completion : new CompletionException(failure);
     }
 
     private static boolean mustSettle(Throwable failure) {

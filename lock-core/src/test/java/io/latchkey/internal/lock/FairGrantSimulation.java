@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  * does what lock-fair's {@code FairLockProtocol} does around them (a secret per try, the grant's
  * word checked against the proof and entered through {@link HoldCalls#takeGranted} while its
  * bound leaves the margin, abandon with the attempt's last secret). Callers lock with a fixed
- * lease and a wait (none, a short or a long one, or for ever), hold a while and unlock, and one
+ * lease and a wait (none, a short or a long one, or for ever), hold a while (or not at all, so
+ * that a release goes out behind the take of a grant entered on its message) and unlock, and one
  * owner id is shared by two async callers whose attempts interleave, the case of the four reviews'
  * races. Every asynchronous step is an event the seeded schedule picks: a command reaching Redis
  * (on the client's one connection, in the order sent), its answer reaching the client (in that
@@ -53,7 +54,8 @@ import org.jspecify.annotations.Nullable;
  * holding, its hold held and confirmed now); every believed hold is in Redis, its owner's field
  * with its token in a lock hash that has not expired (so a grant not taken counts only while its
  * key lasts). Once every caller is done: every attempt settled, no line of {@link UnsettledCalls}
- * left, no hold believed, and the lock free or expiring. Leases are fixed (no watchdog: renewals
+ * left, no hold believed, and the lock free or expiring, with no hold taken left in it unless
+ * Redis refused a call for good. Leases are fixed (no watchdog: renewals
  * are the plain lock's and are simulated elsewhere). Not thread-safe: one thread runs it.
  */
 final class FairGrantSimulation extends SeededSchedule {
@@ -88,6 +90,8 @@ final class FairGrantSimulation extends SeededSchedule {
     /** The client's pub/sub connection: messages in the order published. */
     private final ArrayDeque<String> messages = new ArrayDeque<>();
     private boolean subscribed;
+    /** Redis refused a command for good: a release so refused leaves its hold to its lease. */
+    private boolean refusedForGood;
     /** No answer reaches the client before this time: its connection is slow for a while. */
     private long answersLateUntil;
     /** No message reaches the client before this time: its pub/sub connection is slow for a while. */
@@ -173,6 +177,7 @@ final class FairGrantSimulation extends SeededSchedule {
             }
             boolean passing = chance(faults.refuse);
             if (passing || chance(faults.refuseForGood)) {
+                refusedForGood |= !passing;
                 String error = passing ? "BUSY Redis is busy running a script" : "NOPERM this user has no permissions";
                 log(() -> "FAULT " + what + " refused: " + error);
                 answers.add(() -> {
@@ -272,6 +277,14 @@ final class FairGrantSimulation extends SeededSchedule {
         long ttl = model.lockTtlMillis();
         if (ttl == -1 || ttl > Math.max(MAX_LEASE_MILLIS, PLACE.toMillis())) {
             fail("the lock is left held after every caller is done, its TTL " + ttl + " ms");
+        }
+        // Every release, undo and end was answered (or settled): only a grant never taken (count
+        // 0, until its place runs out) may be left, unless Redis refused a call for good.
+        for (Caller caller : callers) {
+            String count = model.count(field(caller.owner));
+            if (!refusedForGood && count != null && !count.equals("0")) {
+                fail("a hold of " + count + " of " + caller + " is left in Redis after every call was settled");
+            }
         }
     }
 
@@ -460,10 +473,18 @@ final class FairGrantSimulation extends SeededSchedule {
                 if (held != null) {
                     hold = held;
                     state = State.HOLDING;
-                    // Now and then past the lease, which is then lost, and ended in Redis.
-                    long holdMillis = random.nextInt(8) == 0 ? lease.millis() + random.nextInt(200) : random.nextInt(300);
-                    log(() -> this + " holds token " + held.token() + " for " + holdMillis + " ms");
-                    timer.newTimeout(t -> ready.add(this::unlock), holdMillis, TimeUnit.MILLISECONDS);
+                    // Now and then past the lease, which is then lost, and ended in Redis; as often
+                    // at once, as a short critical section does, mostly before the take of a grant
+                    // entered on its message is answered (the release then goes behind the take).
+                    int how = random.nextInt(8);
+                    if (how < 2) {
+                        log(() -> this + " holds token " + held.token() + " and unlocks at once");
+                        ready.add(this::unlock);
+                    } else {
+                        long holdMillis = how == 2 ? lease.millis() + random.nextInt(200) : random.nextInt(300);
+                        log(() -> this + " holds token " + held.token() + " for " + holdMillis + " ms");
+                        timer.newTimeout(t -> ready.add(this::unlock), holdMillis, TimeUnit.MILLISECONDS);
+                    }
                 } else {
                     log(() -> this + (failure == null ? " did not get the lock" : " failed: " + Failures.describe(Failures.unwrap(failure))));
                     state = State.IDLE;

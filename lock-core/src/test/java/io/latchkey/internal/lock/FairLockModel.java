@@ -203,7 +203,10 @@ final class FairLockModel {
             pexpireLock(leaseMillis);
         }
         if (count == 1 && !newToken && !queue.isEmpty()) {
-            publish.accept(queue.get(0));
+            String next = queue.get(0);
+            if (timeouts.getOrDefault(next, 0L) - nowMillis() > leaseMillis) {
+                publish.accept(next);
+            }
         }
         return List.of(1L, count, Long.parseLong(token));
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
@@ -13,7 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** The ordering of one hold's calls and their settling, below Redis, on a manual timer. */
@@ -52,9 +55,9 @@ class UnsettledCallsTest {
         queued.complete("queued");
 
         assertEquals(1, calls.pending(), "kept: a grant's take may follow");
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken")));
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")));
         assertEquals(0, calls.pending(), "the take was the owner's next call");
-        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken again")),
+        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken again")),
                 "only right after the call that left the owner in line");
     }
 
@@ -63,9 +66,9 @@ class UnsettledCallsTest {
         calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), reply -> reply.startsWith("queued") ? reply : null);
         calls.after(HOLD, () -> CompletableFuture.completedFuture("queued again"), reply -> reply.startsWith("queued") ? reply : null);
 
-        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken")),
+        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")),
                 "a grant made on the earlier call may have been taken or ended by the later one");
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued again", () -> CompletableFuture.completedFuture("taken")));
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued again", 7, () -> CompletableFuture.completedFuture("taken")));
     }
 
     @Test
@@ -79,7 +82,78 @@ class UnsettledCallsTest {
         queued.complete("queued");
 
         assertEquals(0, calls.pending());
-        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", () -> CompletableFuture.completedFuture("taken")));
+        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")));
+    }
+
+    /** The owner's last call left it in line with the secret "queued"; its take of grant 42 is sent and unanswered. */
+    private CompletableFuture<String> takeInFlight() {
+        calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), reply -> reply);
+        CompletableFuture<String> take = new CompletableFuture<>();
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 42, () -> {
+            sent.add("take");
+            return take;
+        }));
+        return take;
+    }
+
+    private @Nullable CompletableFuture<String> releaseBehind(CompletableFuture<String> reply) {
+        return calls.behindTakeOrSettleLater(HOLD, "release", token -> {
+            sent.add("release of " + token);
+            return reply;
+        }, failure -> new IllegalStateException("deferred", failure));
+    }
+
+    @Test
+    void aReleaseGoesOutBehindATakeStillInFlightWithItsTokenAndTheNextCallWaitsForBoth() {
+        CompletableFuture<String> take = takeInFlight();
+        CompletableFuture<String> release = new CompletableFuture<>();
+
+        assertNotNull(releaseBehind(release));
+        assertEquals(List.of("take", "release of 42"), sent, "at once, before the take's answer");
+        CompletableFuture<String> next = send("next", CompletableFuture.completedFuture("ok"));
+        release.complete("released");
+        assertEquals(List.of("take", "release of 42"), sent, "the next call waits for the take too");
+        take.complete("taken");
+        assertEquals(List.of("take", "release of 42", "next"), sent);
+        assertTrue(next.isDone());
+        assertEquals(0, calls.pending());
+    }
+
+    @Test
+    void nothingGoesBehindATakeOnceAnsweredNorBehindACallAfterIt() {
+        assertNull(releaseBehind(new CompletableFuture<>()), "no take at all");
+        CompletableFuture<String> take = takeInFlight();
+        CompletableFuture<String> reentry = new CompletableFuture<>();
+        send("re-entry", reentry);
+        assertNull(releaseBehind(new CompletableFuture<>()), "a re-entry came after the take: the hold may have more levels");
+        take.complete("taken");
+        reentry.complete("re-entered");
+
+        takeInFlight().complete("taken");
+        assertNull(releaseBehind(new CompletableFuture<>()), "the take was answered: a release goes as any call does");
+        assertFalse(sent.stream().anyMatch(call -> call.startsWith("release")));
+    }
+
+    @Test
+    void aReleaseBehindATakeWhoseAnswerIsLostFailsAsDeferredAndIsSettledWithTheSameToken() {
+        CompletableFuture<String> take = takeInFlight();
+        CompletableFuture<String> lost = new CompletableFuture<>();
+        CompletableFuture<String> release = releaseBehind(lost);
+        take.complete("taken");
+
+        lost.completeExceptionally(new RedisConnectionException("reset"));
+
+        assertNotNull(release);
+        assertTrue(release.isCompletedExceptionally());
+        IllegalStateException deferred = assertThrows(IllegalStateException.class, () -> {
+            try {
+                release.join();
+            } catch (CompletionException e) {
+                throw e.getCause();
+            }
+        });
+        assertEquals("deferred", deferred.getMessage());
+        assertEquals(List.of("take", "release of 42", "release of 42"), sent, "sent again at once, by the same token");
     }
 
     @Test

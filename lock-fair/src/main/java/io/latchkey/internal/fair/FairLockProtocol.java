@@ -44,8 +44,11 @@ import org.jspecify.annotations.Nullable;
  * A grant lasts until the waiter's place in line would have run out, so a dead waiter blocks the
  * lock no longer than it blocked the queue; a grant whose message was lost is taken by the
  * waiter's next try, and one whose waiter gave up meanwhile is given back by {@link #abandon}.
- * Any other change of who is first (a grant taken, an eviction, a waiter giving up) wakes the new
- * first by name, nobody else, so that it watches the holder's lease. A waiter that
+ * Any other change of who is first (a grant taken with a lease that ends before the new first's
+ * place, an eviction, a waiter giving up) wakes the new first by name, nobody else, so that it
+ * watches the holder's lease; a take whose lease outlasts that place leaves it to its own cadence,
+ * which brings it back before the lease ends. The release of a hold entered on a message goes out
+ * behind its take, before the take's answer, and ends the hold by its token. A waiter that
  * gives up leaves the queue at once ({@link #abandon}). Re-entry, leases and the watchdog are
  * exactly the plain lock's, on the same hash. Every script is O(log n) in the queue's length
  * except {@code abandon}'s LREM, paid only by a waiter that gives up. Thread-safe.

@@ -24,8 +24,8 @@
 --          after this try ran (see release.lua); '' or absent keeps none
 -- A hold of count 0 is one that release.lua granted the caller and the caller has not taken yet:
 -- any try of the caller takes it (count 1, the lock's PEXPIRE = the caller's lease, in place of
--- the grant's, which was the caller's place in line), and wakes the new first in line, so that
--- it watches the caller's lease from now on.
+-- the grant's, which was the caller's place in line), and wakes the new first in line if the
+-- lease ends before that waiter's place does, so that it watches the caller's lease from now on.
 -- Returns {1, hold count, token} when the caller now holds the lock; {-1, 0} when ARGV[6] names
 -- a hold that is gone, and nothing changed; else {0, the milliseconds to wait at most before
 -- the next try (which also keeps the caller's place), ARGV[7] as kept}: the wait at most half of
@@ -88,10 +88,20 @@ local function grant()
         redis.call('pexpire', lock, lease)
     end
     if count == 1 and not new_token then
-        -- A granted hold taken: its grant left the next waiter first in line, unwoken.
+        -- A granted hold taken: its grant left the next waiter first in line, unwoken. That waiter
+        -- comes back by itself within half its place of its last try (every answer bounds its
+        -- wait so), so before its deadline minus half a place: woken only if the lease ends before
+        -- its deadline, to watch the lease from now on. A take that outlasts it (the watchdog's
+        -- lease with the default place) sends nothing, so that the waiter is not sent into a try
+        -- just as the holder's release, pipelined behind the take, grants it the lock.
         local next_waiter = redis.call('lindex', queue, 0)
         if next_waiter then
-            redis.call(publish, channel, next_waiter)
+            local deadline = tonumber(redis.call('zscore', timeouts, next_waiter) or '0')
+            local time = redis.call('time')
+            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+            if deadline - now > lease then
+                redis.call(publish, channel, next_waiter)
+            end
         end
     end
     return {1, count, tonumber(token)}

@@ -36,7 +36,8 @@
 -- later one), so it may enter without a round trip while that bound leaves room.
 -- Nobody else is woken here: the waiter behind W waits no longer than W's deadline (acquire.lua
 -- bounds every wait behind the first by the first one's place), which is when a dead W's grant
--- runs out; a live W wakes it when it takes the hold, so that it watches W's lease from then on.
+-- runs out; a live W wakes it when it takes the hold with a lease that ends before the next one's
+-- place does, so that it watches W's lease from then on (acquire.lua).
 -- Every read comes before the first write: Redis keeps what a script wrote before an error, so a
 -- user whose ACL lacks a command read here (LINDEX, ZSCORE, TIME, GET, HGET) is refused with
 -- nothing changed, never with a count left at 0 (a hold that nobody releases and the watchdog

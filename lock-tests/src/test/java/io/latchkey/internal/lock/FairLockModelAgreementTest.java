@@ -63,7 +63,9 @@ class FairLockModelAgreementTest {
     private static final int CALLS = 25;
     /** What the scenarios must have done, all of them at least once, for the agreement to mean much. */
     private static final Set<String> OUTCOMES = Set.of("try: takes the lock", "try: re-enters", "try: takes a grant",
-            "try: queues", "take: the held token", "take: the granted token", "take: sent again", "take: a token not there",
+            "try: queues", "take: the held token", "take: the granted token",
+            "take: the granted token, a lease shorter than the next one's place",
+            "take: the granted token, a lease that outlasts the next one's place", "take: sent again", "take: a token not there",
             "release: leaves holds", "release: grants the next with a proof", "release: the last, nobody waiting",
             "release: sent again", "release: a grant not taken", "undo: the owner's last acquire", "undo: another call",
             "end: by the token", "end: by a wrong token", "abandon: leaves the line", "abandon: not in line",
@@ -144,6 +146,7 @@ class FairLockModelAgreementTest {
                     long lease = LEASES[random.nextInt(LEASES.length)];
                     String held = heldArgument(random, field, model);
                     String taking = random.nextInt(3) == 0 ? lastAcquire.getOrDefault(field, id) : id;
+                    boolean someoneInLine = model.anyoneInLine();
                     description = "take " + taking + " of " + field + " held " + held + " lease " + lease;
                     List<Object> reply = acquire(field, lease, taking, held, "");
                     real = reply;
@@ -153,7 +156,10 @@ class FairLockModelAgreementTest {
                     lastAcquire.put(field, taking);
                     outcome = !Long.valueOf(1L).equals(reply.get(0)) ? "take: a token not there"
                             : taking.equals(marker) ? "take: sent again"
-                            : "0".equals(count) ? "take: the granted token" : "take: the held token";
+                            : !"0".equals(count) ? "take: the held token"
+                            : !someoneInLine ? "take: the granted token"
+                            : modelPublished.size() > published ? "take: the granted token, a lease shorter than the next one's place"
+                            : "take: the granted token, a lease that outlasts the next one's place";
                 }
                 case 6, 7, 8 -> {
                     String releasing = random.nextInt(4) == 0 ? lastRelease.getOrDefault(field, id) : id;
