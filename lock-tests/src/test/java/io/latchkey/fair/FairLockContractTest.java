@@ -134,15 +134,15 @@ class FairLockContractTest extends SingleServerContract {
             raw.commands().slowlogReset();
             held.unlock();
             acquired.get(0).get(5, TimeUnit.SECONDS);
-            // The first in line takes the lock, which wakes the second to watch the new holder's
-            // lease (one try); the third is told nothing and tries nothing.
-            within(Duration.ofSeconds(5)).until(() -> acquireCallers(acquireSha).size() >= 2);
+            // The first in line takes the lock the release granted it. Its lease, the watchdog's,
+            // outlasts the second one's place, so the take wakes nobody: the second comes back by
+            // its own cadence before that lease ends (a shorter lease wakes it: the next test).
+            within(Duration.ofSeconds(5)).until(() -> acquireCallers(acquireSha).size() >= 1);
             assertHoldsFor(Duration.ofMillis(300), "the second and third sleep on, and nobody else tries",
-                    () -> !acquired.get(1).isDone() && !acquired.get(2).isDone() && acquireCallers(acquireSha).size() == 2);
+                    () -> !acquired.get(1).isDone() && !acquired.get(2).isDone() && acquireCallers(acquireSha).size() == 1);
             List<String> callers = acquireCallers(acquireSha);
-            assertEquals(2, callers.size(), "acquire script calls after the unlock: " + callers);
+            assertEquals(1, callers.size(), "acquire script calls after the unlock: " + callers);
             assertTrue(callers.get(0).endsWith(":" + waiters.get(0).id()), "the first in line took the lock: " + callers);
-            assertTrue(callers.get(1).endsWith(":" + waiters.get(1).id()), "the second in line tried once: " + callers);
         } finally {
             slowlogBefore.forEach(raw.commands()::configSet);
         }
