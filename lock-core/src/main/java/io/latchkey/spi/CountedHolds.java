@@ -47,8 +47,11 @@ public interface CountedHolds {
     /**
      * A hold that the kind's release granted the owner without a call of its own, which a message
      * told of (the fair lock's release grants the next waiter), entered without a round trip. A
-     * try that re-enters the token takes the hold in Redis at once (the kind's acquire script
-     * must take a granted hold so, giving it the owner's lease); the lease is confirmed until
+     * try that re-enters the token takes the hold in Redis (the kind's acquire script must take a
+     * granted hold so, giving it the owner's lease): at once if the grant would outlast the
+     * owner's lease, else when due, halfway to {@code untilNanos} less a command timeout, or first
+     * if another call of the owner comes, or never if the owner's release comes first and ends the
+     * hold by its token (the kind's {@link HoldScripts#end}) instead; the lease is confirmed until
      * {@code untilNanos}, a time the kind knows Redis keeps the grant at least, or the take's
      * send plus the owner's lease if that is earlier, and the take's answer confirms the owner's
      * lease, or loses it if the hold was gone. Its answer lost, it is sent again with the same
@@ -76,4 +79,12 @@ public interface CountedHolds {
      * @param owner the owner id
      */
     void leftTheQueue(long owner);
+
+    /**
+     * Sends now the take of a granted hold that waits to be sent ({@link #takeGranted} may leave it
+     * for a release to stand for), so that a query of the owner's hold sent next finds it taken.
+     *
+     * @param owner the owner id
+     */
+    void sendPendingTake(long owner);
 }

@@ -134,15 +134,15 @@ class FairLockContractTest extends SingleServerContract {
             raw.commands().slowlogReset();
             held.unlock();
             acquired.get(0).get(5, TimeUnit.SECONDS);
-            // The first in line takes the lock the release granted it. Its lease, the watchdog's,
-            // outlasts the second one's place, so the take wakes nobody: the second comes back by
-            // its own cadence before that lease ends (a shorter lease wakes it: the next test).
-            within(Duration.ofSeconds(5)).until(() -> acquireCallers(acquireSha).size() >= 1);
+            // The release granted the first in line, which entered on its message; its take (now,
+            // or when due if the grant ends before its lease would) has the watchdog's lease, which
+            // outlasts the second one's place, so it wakes nobody: the second comes back by its
+            // own cadence before that lease ends (a shorter lease wakes it: the next test).
             assertHoldsFor(Duration.ofMillis(300), "the second and third sleep on, and nobody else tries",
-                    () -> !acquired.get(1).isDone() && !acquired.get(2).isDone() && acquireCallers(acquireSha).size() == 1);
+                    () -> !acquired.get(1).isDone() && !acquired.get(2).isDone() && acquireCallers(acquireSha).size() <= 1);
             List<String> callers = acquireCallers(acquireSha);
-            assertEquals(1, callers.size(), "acquire script calls after the unlock: " + callers);
-            assertTrue(callers.get(0).endsWith(":" + waiters.get(0).id()), "the first in line took the lock: " + callers);
+            assertTrue(callers.stream().allMatch(caller -> caller.endsWith(":" + waiters.get(0).id())),
+                    "only the first in line may have taken its grant: " + callers);
         } finally {
             slowlogBefore.forEach(raw.commands()::configSet);
         }

@@ -152,6 +152,72 @@ class FairLockGrantTest {
         }
     }
 
+    /**
+     * A grant that ends no later than the owner's lease would (a place no longer than the watchdog
+     * lease) is entered on its message and not taken at once: an unlock before the take is due
+     * ends it by its token, one script call where a take and a release made two.
+     */
+    @Test
+    void anUnlockBeforeTheTakeIsDueEndsTheGrantWithOneScriptCallForBoth() throws Exception {
+        DistributedLock fair = client(Duration.ofSeconds(20)).getFairLock(name);
+        CompletableFuture<LockHold> waiter = fair.acquireAsync(WAITER);
+        awaitTriesStopped();
+        redis.configResetstat();
+
+        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
+                "holder-release", "release");
+        LockHold hold = waiter.get(10, TimeUnit.SECONDS);
+        fair.unlockAsync(WAITER).get(10, TimeUnit.SECONDS);
+
+        assertThat(scriptCalls()).as("the holder's release and the waiter's end").isEqualTo(2);
+        assertThat(hold.isValid()).isFalse();
+        assertThat(hold.leaseLost()).isNotDone();
+        assertThat(raw.keysOf(name)).isEmpty();
+    }
+
+    /** A query of the owner's hold goes after its take: the take that waited is sent first. */
+    @Test
+    void aQueryRightAfterEnteringFindsTheHoldTaken() throws Exception {
+        DistributedLock fair = client(Duration.ofSeconds(20)).getFairLock(name);
+        CompletableFuture<LockHold> waiter = fair.acquireAsync(WAITER);
+        awaitTriesStopped();
+        String field = raw.queue(name).get(0);
+
+        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
+                "holder-release", "release");
+        LockHold hold = waiter.get(10, TimeUnit.SECONDS);
+
+        assertThat(fair.isHeldBy(WAITER)).isTrue();
+        assertThat(redis.hget(name, field)).isEqualTo("1");
+        assertThat(redis.pttl(name)).as("the watchdog lease").isGreaterThan(20_000L);
+        hold.close();
+        assertThat(raw.keysOf(name)).isEmpty();
+    }
+
+    /** Held past the take's due time (halfway to the grant's bound, less a command timeout), the hold is taken with the owner's lease. */
+    @Test
+    void aHoldKeptPastItsTakesDueTimeIsTakenWithTheOwnersLease() throws Exception {
+        LockClient client = LockClient.create(LockConfig.builder().address(server.uri()).fairLockWaitTimeout(Duration.ofSeconds(4))
+                .commandTimeout(Duration.ofMillis(500)).build());
+        clients.add(client);
+        DistributedLock fair = client.getFairLock(name);
+        CompletableFuture<LockHold> waiter = fair.acquireAsync(WAITER);
+        awaitTriesStopped();
+        String field = raw.queue(name).get(0);
+
+        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
+                "holder-release", "release");
+        LockHold hold = waiter.get(10, TimeUnit.SECONDS);
+
+        await().atMost(Duration.ofSeconds(4)).untilAsserted(() -> {
+            assertThat(redis.hget(name, field)).isEqualTo("1");
+            assertThat(redis.pttl(name)).as("the watchdog lease, not the place of 4 s").isGreaterThan(4_000L);
+        });
+        assertThat(hold.isValid()).isTrue();
+        hold.close();
+        assertThat(raw.keysOf(name)).isEmpty();
+    }
+
     @Test
     void aFixedLeaseEnteredOnTheMessageRunsOutWithThatLeaseNotWithThePlaceInLine() throws Exception {
         DistributedLock fair = client(Duration.ofMinutes(5)).getFairLock(name);

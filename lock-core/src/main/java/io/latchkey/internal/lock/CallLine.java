@@ -53,6 +53,8 @@ final class CallLine {
     private long take = -1;
     /** Guarded by this: the token of the grant that take takes. */
     private long takeToken;
+    /** Guarded by this: that take, if it is not sent yet, or null. */
+    private @Nullable DeferredCall deferredTake;
 
     /**
      * @param hold the owner's hold
@@ -95,15 +97,24 @@ final class CallLine {
      * Admits the take of the grant with {@code token} as {@link #admit} does, only if the last call
      * left the owner in line with {@code secret} and nothing came since.
      */
-    synchronized boolean admitAfterQueuedTry(String secret, long token, CompletableFuture<Void> done) {
+    synchronized boolean admitAfterQueuedTry(String secret, long token, CompletableFuture<Void> done,
+                                             @Nullable DeferredCall deferred) {
         if (queuedTry < 0 || queuedTry != admissions || !secret.equals(queuedSecret) || inFlight != 0
                 || !unsettled.isEmpty() || draining != null || retryScheduled) {
             return false;
         }
         take = admit();
         takeToken = token;
+        deferredTake = deferred;
         tail = done;
         return true;
+    }
+
+    /** @return the take admitted last if it is not sent yet, which the caller sends or cancels; else null */
+    synchronized @Nullable DeferredCall claimDeferredTake() {
+        DeferredCall claimed = deferredTake;
+        deferredTake = null;
+        return claimed;
     }
 
     /**

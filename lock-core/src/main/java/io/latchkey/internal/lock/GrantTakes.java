@@ -6,10 +6,13 @@ import io.latchkey.spi.Hold;
 import io.latchkey.spi.HoldScripts;
 import io.latchkey.spi.LeaseTerm;
 import io.latchkey.spi.Ticker;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +33,8 @@ import org.slf4j.LoggerFactory;
 final class GrantTakes {
 
     private static final Logger log = LoggerFactory.getLogger(GrantTakes.class);
+    /** The reply of a take that was never sent, as a release ended the hold instead: compared by identity. */
+    private static final List<Object> NOT_SENT = Collections.unmodifiableList(new ArrayList<>());
 
     private final String name;
     private final String lock;
@@ -67,8 +72,9 @@ final class GrantTakes {
         UnsettledCalls unsettled = context.unsettled();
         String call = unsettled.nextCallId();
         String held = Long.toString(token);
-        Taking taking = new Taking(context.ticker(), TimeUnit.MILLISECONDS.toNanos(lease.millis()), grantUntilNanos);
-        CompletableFuture<List<Object>> reply = unsettled.afterOnlyQueuedTry(id, secret, token, () -> unsettled.sendOrSettleLater(id,
+        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(lease.millis());
+        Taking taking = new Taking(context.ticker(), leaseNanos, grantUntilNanos);
+        Supplier<CompletableFuture<List<Object>>> send = () -> unsettled.sendOrSettleLater(id,
                 "take of granted hold " + token + " by " + call, () -> {
                     taking.sending();
                     return scripts.acquire(field, lease, call, held);
@@ -79,17 +85,57 @@ final class GrantTakes {
                     CompletableFuture<List<Object>> again = scripts.acquire(field, lease, call, held);
                     again.whenComplete((answer, failure) -> taking.settled(answer, failure));
                     return again;
-                }));
+                });
+        long now = context.ticker().read();
+        long sendInNanos = (grantUntilNanos - now - context.config().commandTimeout().toNanos()) / 2;
+        @Nullable CompletableFuture<List<Object>> reply;
+        if (grantUntilNanos - now - leaseNanos > 0 || sendInNanos <= 0) {
+            reply = unsettled.afterOnlyQueuedTry(id, secret, token, send);
+        } else {
+            // The grant ends no later than the owner's lease would, so the take can wait: a release
+            // before it is due ends the hold by its token instead, one script call for both (a
+            // short critical section's), and Redis keeps the lock no longer than the lease meanwhile.
+            // Due halfway to the grant's bound less a command timeout, so that its answer comes in
+            // time; sent at once if another call of the owner comes first.
+            CompletableFuture<List<Object>> deferredReply = new CompletableFuture<>();
+            DeferredCall deferred = new DeferredCall(() -> relay(send.get(), deferredReply),
+                    () -> deferredReply.complete(NOT_SENT));
+            reply = unsettled.afterOnlyQueuedTry(id, secret, token, () -> deferredReply, deferred);
+            if (reply != null) {
+                scheduleOrSendNow(deferred, sendInNanos);
+            }
+        }
         if (reply == null) {
             return null;
         }
         reply.whenComplete((answer, failure) -> {
+            if (answer == NOT_SENT) {
+                return; // the release ended the hold instead
+            }
             if (failure != null) {
                 log.debug("lock '{}': taking the hold granted to {} failed: {}", name, field, failure.toString());
             }
             taking.settled(answer, failure);
         });
         return taking;
+    }
+
+    private void scheduleOrSendNow(DeferredCall deferred, long delayNanos) {
+        try {
+            context.timer().newTimeout(timeout -> deferred.sendNow(), delayNanos, TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException timerStopped) {
+            deferred.sendNow(); // the client is closing: fails at once, as any call then does
+        }
+    }
+
+    private static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
+        from.whenComplete((answer, failure) -> {
+            if (failure == null) {
+                to.complete(answer);
+            } else {
+                to.completeExceptionally(failure);
+            }
+        });
     }
 
     /** One take: when it was first sent, and the hold it decides once the acquire loop records it. */

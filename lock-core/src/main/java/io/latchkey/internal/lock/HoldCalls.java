@@ -227,6 +227,11 @@ public final class HoldCalls implements CountedHolds {
     }
 
     @Override
+    public void sendPendingTake(long owner) {
+        context.unsettled().sendDeferred(context.hold(lock, owner));
+    }
+
+    @Override
     public void leftTheQueue(long owner) {
         context.unsettled().leftTheQueue(context.hold(lock, owner));
     }

@@ -99,6 +99,10 @@ public final class UnsettledCalls implements AutoCloseable {
             admission[0] = admitting.admit();
             return admitting;
         });
+        DeferredCall deferred = line.claimDeferredTake();
+        if (deferred != null) {
+            deferred.sendNow(); // this call must find it run
+        }
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture<Void> previous = line.queueBehind(done);
         CompletableFuture<T> reply = previous.isDone() && line.isSettled()
@@ -156,10 +160,26 @@ public final class UnsettledCalls implements AutoCloseable {
      */
     public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret, long token,
                                                                  Supplier<CompletableFuture<T>> call) {
+        return afterOnlyQueuedTry(hold, secret, token, call, null);
+    }
+
+    /**
+     * As {@link #afterOnlyQueuedTry(HoldId, String, long, Supplier)}, the call admitted now but sent
+     * only by {@code deferred}: when it is due, at once when another call of the owner is admitted
+     * behind it, or never, if a call sent behind it stands for it
+     * ({@link #behindTakeOrSettleLater}). Until then its reply is pending.
+     *
+     * @param deferred sends {@code call}'s reply into the future the caller holds, or cancels it;
+     *     null to send it at once
+     * @return as {@link #afterOnlyQueuedTry(HoldId, String, long, Supplier)}
+     */
+    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret, long token,
+                                                                 Supplier<CompletableFuture<T>> call,
+                                                                 @Nullable DeferredCall deferred) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         boolean[] admitted = new boolean[1];
         CallLine line = lines.computeIfPresent(hold, (id, existing) -> {
-            admitted[0] = existing.admitAfterQueuedTry(secret, token, done);
+            admitted[0] = existing.admitAfterQueuedTry(secret, token, done, deferred);
             return existing;
         });
         if (line == null || !admitted[0]) {
@@ -201,6 +221,10 @@ public final class UnsettledCalls implements AutoCloseable {
         if (line == null || token[0] == 0) {
             return null;
         }
+        DeferredCall take = line.claimDeferredTake();
+        if (take != null) {
+            take.cancel(); // the call ends the hold that the take would have taken
+        }
         Supplier<CompletableFuture<T>> send = () -> call.apply(token[0]);
         CompletableFuture<T> reply = sendOrSettleLater(hold, what, () -> send(send), send::get);
         return relayAfter(reply, (ok, failure) -> {
@@ -213,6 +237,20 @@ public final class UnsettledCalls implements AutoCloseable {
             }
             throw mustSettle(failure) ? deferred.apply(failure) : completion(failure);
         });
+    }
+
+    /**
+     * Sends now the owner's call that waits to be sent ({@link #afterOnlyQueuedTry(HoldId, String,
+     * long, Supplier, DeferredCall)}), if any: a query sent next on the connection then finds it run.
+     *
+     * @param hold the owner's hold
+     */
+    public void sendDeferred(HoldId hold) {
+        CallLine line = lines.get(hold);
+        DeferredCall deferred = line == null ? null : line.claimDeferredTake();
+        if (deferred != null) {
+            deferred.sendNow();
+        }
     }
 
     /**

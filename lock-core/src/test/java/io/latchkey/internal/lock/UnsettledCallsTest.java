@@ -156,6 +156,65 @@ class UnsettledCallsTest {
         assertEquals(List.of("take", "release of 42", "release of 42"), sent, "sent again at once, by the same token");
     }
 
+    /** As {@link #takeInFlight}, the take admitted but left to {@code deferred} to send: its reply is {@code reply}. */
+    private DeferredCall deferredTake(CompletableFuture<String> reply) {
+        calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), answer -> answer);
+        DeferredCall deferred = new DeferredCall(() -> {
+            sent.add("take");
+            reply.complete("taken");
+        }, () -> reply.complete("never sent"));
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 42, () -> reply, deferred));
+        return deferred;
+    }
+
+    @Test
+    void aDeferredTakeGoesOutOnlyWhenDue() {
+        CompletableFuture<String> reply = new CompletableFuture<>();
+        DeferredCall take = deferredTake(reply);
+
+        assertEquals(List.of(), sent);
+        assertEquals(1, calls.pending());
+        take.sendNow();
+        take.sendNow();
+        assertEquals(List.of("take"), sent, "once");
+        assertEquals(0, calls.pending());
+    }
+
+    @Test
+    void aCallAfterADeferredTakeSendsTheTakeFirst() {
+        deferredTake(new CompletableFuture<>());
+
+        CompletableFuture<String> reentry = send("re-entry", CompletableFuture.completedFuture("re-entered"));
+
+        assertEquals(List.of("take", "re-entry"), sent);
+        assertTrue(reentry.isDone());
+        assertEquals(0, calls.pending());
+    }
+
+    @Test
+    void aQueryOfTheHoldSendsADeferredTakeFirst() {
+        deferredTake(new CompletableFuture<>());
+
+        calls.sendDeferred(HOLD);
+
+        assertEquals(List.of("take"), sent);
+    }
+
+    @Test
+    void aReleaseBehindADeferredTakeStandsForItAndTheTakeIsNeverSent() {
+        CompletableFuture<String> take = new CompletableFuture<>();
+        DeferredCall deferred = deferredTake(take);
+
+        CompletableFuture<String> release = releaseBehind(CompletableFuture.completedFuture("ended"));
+
+        assertNotNull(release);
+        assertEquals("ended", release.join());
+        assertEquals("never sent", take.join());
+        deferred.sendNow();
+        assertEquals(List.of("release of 42"), sent);
+        assertEquals(0, calls.pending());
+    }
+
     @Test
     void anotherOwnersCallIsNotHeldUp() {
         send("first", new CompletableFuture<>());

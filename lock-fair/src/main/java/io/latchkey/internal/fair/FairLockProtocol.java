@@ -48,7 +48,9 @@ import org.jspecify.annotations.Nullable;
  * place, an eviction, a waiter giving up) wakes the new first by name, nobody else, so that it
  * watches the holder's lease; a take whose lease outlasts that place leaves it to its own cadence,
  * which brings it back before the lease ends. The release of a hold entered on a message goes out
- * behind its take, before the take's answer, and ends the hold by its token. A waiter that
+ * behind its take, before the take's answer, and ends the hold by its token; a grant that ends no
+ * later than the owner's lease would is taken only when due, so a release before that stands for
+ * the take too ({@link CountedHolds#takeGranted}). A waiter that
  * gives up leaves the queue at once ({@link #abandon}). Re-entry, leases and the watchdog are
  * exactly the plain lock's, on the same hash. Every script is O(log n) in the queue's length
  * except {@code abandon}'s LREM, paid only by a waiter that gives up. Thread-safe.
@@ -277,8 +279,10 @@ public final class FairLockProtocol implements LockProtocol {
         return plain.isLocked();
     }
 
+    /** Sent after the owner's take of a grant, if that waited to be sent, so that it counts the hold. */
     @Override
     public CompletableFuture<Integer> holdCount(long owner) {
+        holds.sendPendingTake(owner);
         return plain.holdCount(owner);
     }
 
