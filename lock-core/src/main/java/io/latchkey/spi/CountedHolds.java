@@ -82,9 +82,11 @@ public interface CountedHolds {
 
     /**
      * Sends now the take of a granted hold that waits to be sent ({@link #takeGranted} may leave it
-     * for a release to stand for), so that a query of the owner's hold sent next finds it taken.
+     * for a release to stand for), so that a query of the owner's hold sent once it is answered
+     * finds it taken.
      *
      * @param owner the owner id
+     * @return completes once that take is answered or failed; at once if none waited
      */
-    void sendPendingTake(long owner);
+    CompletableFuture<Void> sendPendingTake(long owner);
 }

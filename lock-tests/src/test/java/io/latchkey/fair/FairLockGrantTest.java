@@ -175,6 +175,25 @@ class FairLockGrantTest {
         assertThat(raw.keysOf(name)).isEmpty();
     }
 
+    /** A fixed lease counts from the acquisition: its take goes at once, not when a watchdog lease's would be due. */
+    @Test
+    void aFixedLeaseIsTakenAtOnceEvenWhenTheGrantEndsBeforeIt() throws Exception {
+        DistributedLock fair = client(Duration.ofSeconds(20)).getFairLock(name);
+        CompletableFuture<Optional<LockHold>> waiter = fair.tryAcquireAsync(Duration.ofMinutes(1), Duration.ofSeconds(25), WAITER);
+        awaitTriesStopped();
+        String field = raw.queue(name).get(0);
+
+        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
+                "holder-release", "release");
+        LockHold hold = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+        long enteredNanos = System.nanoTime();
+
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(redis.hget(name, field)).isEqualTo("1"));
+        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - enteredNanos);
+        assertThat(redis.pttl(name)).as("25 s from about the acquisition").isLessThanOrEqualTo(25_000L - elapsedMillis + 100);
+        hold.close();
+    }
+
     /** A query of the owner's hold goes after its take: the take that waited is sent first. */
     @Test
     void aQueryRightAfterEnteringFindsTheHoldTaken() throws Exception {

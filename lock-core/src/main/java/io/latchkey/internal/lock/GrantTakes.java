@@ -22,10 +22,13 @@ import org.slf4j.LoggerFactory;
  * ({@link HoldCalls#takeGranted}): the take sets the owner's own lease in place of the grant's,
  * which may be longer or shorter. The grant's bound is a time Redis keeps the grant at least only
  * while no other call of the owner reaches it first (another attempt's try would take it with
- * that attempt's lease, that try's undo or an unlock would delete it), so the take is sent at
- * once, and only if the owner's last call on the lock was the try that left it in line and
- * nothing of the owner came since ({@link UnsettledCalls#afterOnlyQueuedTry}); else the owner
- * tries instead. From the send on, the hold counts on no more than the owner's lease from then, since
+ * that attempt's lease, that try's undo or an unlock would delete it), so the take is admitted at
+ * once as the owner's next call, and only if the owner's last call on the lock was the try that
+ * left it in line and nothing of the owner came since ({@link UnsettledCalls#afterOnlyQueuedTry});
+ * else the owner tries instead. It is sent at once too, unless the grant ends no later than the
+ * owner's watchdog lease would: then when due, unless the owner's release comes first and ends the
+ * hold by its token instead (one script call for both), or first if any other call of the owner
+ * comes. From the send on, the hold counts on no more than the owner's lease from then, since
  * Redis may run the take at once; the take's answer, or if it is lost the answer of the call sent
  * again to settle it, confirms that lease or loses the hold. A take is never undone, since the
  * owner holds the level already; one that Redis refuses for good loses the hold. Thread-safe.
@@ -87,22 +90,24 @@ final class GrantTakes {
                     return again;
                 });
         long now = context.ticker().read();
-        long sendInNanos = (grantUntilNanos - now - context.config().commandTimeout().toNanos()) / 2;
+        long sendInNanos = (grantUntilNanos - now - 2 * context.config().commandTimeout().toNanos()) / 2;
         @Nullable CompletableFuture<List<Object>> reply;
-        if (grantUntilNanos - now - leaseNanos > 0 || sendInNanos <= 0) {
+        if (!lease.renewed() || grantUntilNanos - now - leaseNanos > 0 || sendInNanos <= 0) {
             reply = unsettled.afterOnlyQueuedTry(id, secret, token, send);
         } else {
-            // The grant ends no later than the owner's lease would, so the take can wait: a release
-            // before it is due ends the hold by its token instead, one script call for both (a
-            // short critical section's), and Redis keeps the lock no longer than the lease meanwhile.
-            // Due halfway to the grant's bound less a command timeout, so that its answer comes in
-            // time; sent at once if another call of the owner comes first.
+            // The grant ends no later than the watchdog's lease would, so the take can wait: a
+            // release before it is due ends the hold by its token instead, one script call for both
+            // (a short critical section's), and Redis keeps the lock no longer than the lease
+            // meanwhile. Not for a fixed lease, which counts from the acquisition: a later take
+            // would set it later. Due halfway to the grant's bound less two command timeouts, so
+            // that the take and, if its answer is lost, the call that settles it each have a
+            // command timeout before the bound; sent at once if another call of the owner comes.
             CompletableFuture<List<Object>> deferredReply = new CompletableFuture<>();
-            DeferredCall deferred = new DeferredCall(() -> relay(send.get(), deferredReply),
-                    () -> deferredReply.complete(NOT_SENT));
+            DeferredCall deferred = new DeferredCall(() -> relay(send, deferredReply), () -> deferredReply.complete(NOT_SENT),
+                    deferredReply);
             reply = unsettled.afterOnlyQueuedTry(id, secret, token, () -> deferredReply, deferred);
             if (reply != null) {
-                scheduleOrSendNow(deferred, sendInNanos);
+                schedule(deferred, sendInNanos);
             }
         }
         if (reply == null) {
@@ -120,15 +125,21 @@ final class GrantTakes {
         return taking;
     }
 
-    private void scheduleOrSendNow(DeferredCall deferred, long delayNanos) {
+    private void schedule(DeferredCall deferred, long delayNanos) {
         try {
-            context.timer().newTimeout(timeout -> deferred.sendNow(), delayNanos, TimeUnit.NANOSECONDS);
+            deferred.dueBy(context.timer().newTimeout(timeout -> deferred.sendNow(), delayNanos, TimeUnit.NANOSECONDS));
         } catch (IllegalStateException timerStopped) {
             deferred.sendNow(); // the client is closing: fails at once, as any call then does
         }
     }
 
-    private static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
+    private static <T> void relay(Supplier<CompletableFuture<T>> send, CompletableFuture<T> to) {
+        CompletableFuture<T> from;
+        try {
+            from = send.get();
+        } catch (RuntimeException e) {
+            from = CompletableFuture.failedFuture(e);
+        }
         from.whenComplete((answer, failure) -> {
             if (failure == null) {
                 to.complete(answer);
@@ -193,8 +204,8 @@ final class GrantTakes {
 
         /**
          * A take's answer: the owner's lease from the first send, or the grant gone. Renewals
-         * never shorten a lease and ran no earlier than the take was first sent, so this confirms
-         * as they do, never taking back a later renewal.
+         * never shorten a lease (one may have renewed the grant while its take waited), so this
+         * confirms as they do, never taking back a later renewal.
          */
         private void answered(List<Object> reply) {
             boolean taken = (Long) reply.get(0) == 1L;

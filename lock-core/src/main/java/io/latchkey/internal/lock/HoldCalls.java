@@ -227,8 +227,8 @@ public final class HoldCalls implements CountedHolds {
     }
 
     @Override
-    public void sendPendingTake(long owner) {
-        context.unsettled().sendDeferred(context.hold(lock, owner));
+    public CompletableFuture<Void> sendPendingTake(long owner) {
+        return context.unsettled().sendDeferred(context.hold(lock, owner));
     }
 
     @Override

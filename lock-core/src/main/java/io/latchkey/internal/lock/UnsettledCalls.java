@@ -241,16 +241,19 @@ public final class UnsettledCalls implements AutoCloseable {
 
     /**
      * Sends now the owner's call that waits to be sent ({@link #afterOnlyQueuedTry(HoldId, String,
-     * long, Supplier, DeferredCall)}), if any: a query sent next on the connection then finds it run.
+     * long, Supplier, DeferredCall)}), if any, so that a query sent once it is answered finds it run.
      *
      * @param hold the owner's hold
+     * @return completes once that call is answered or failed; at once if there was none
      */
-    public void sendDeferred(HoldId hold) {
+    public CompletableFuture<Void> sendDeferred(HoldId hold) {
         CallLine line = lines.get(hold);
         DeferredCall deferred = line == null ? null : line.claimDeferredTake();
-        if (deferred != null) {
-            deferred.sendNow();
+        if (deferred == null) {
+            return CompletableFuture.completedFuture(null);
         }
+        deferred.sendNow();
+        return deferred.reply().handle((answer, failure) -> null);
     }
 
     /**

@@ -162,7 +162,7 @@ class UnsettledCallsTest {
         DeferredCall deferred = new DeferredCall(() -> {
             sent.add("take");
             reply.complete("taken");
-        }, () -> reply.complete("never sent"));
+        }, () -> reply.complete("never sent"), reply);
         assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 42, () -> reply, deferred));
         return deferred;
     }
@@ -212,6 +212,26 @@ class UnsettledCallsTest {
         assertEquals("never sent", take.join());
         deferred.sendNow();
         assertEquals(List.of("release of 42"), sent);
+        assertEquals(0, calls.pending());
+    }
+
+    @Test
+    void aReleaseAfterTheDueTakeWentOutGoesBehindItAndTheNextCallWaitsForBoth() {
+        CompletableFuture<String> take = new CompletableFuture<>();
+        DeferredCall deferred = new DeferredCall(() -> sent.add("take"), () -> take.complete("never sent"), take);
+        calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), answer -> answer);
+        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 42, () -> take, deferred));
+        deferred.sendNow(); // due: sent, not answered yet
+
+        CompletableFuture<String> release = new CompletableFuture<>();
+        assertNotNull(releaseBehind(release));
+        CompletableFuture<String> next = send("next", CompletableFuture.completedFuture("ok"));
+
+        assertEquals(List.of("take", "release of 42"), sent, "the take was not cancelled, the release went behind it");
+        release.complete("ended");
+        take.complete("taken");
+        assertEquals(List.of("take", "release of 42", "next"), sent);
+        assertTrue(next.isDone());
         assertEquals(0, calls.pending());
     }
 

@@ -189,7 +189,8 @@ public final class FairLockProtocol implements LockProtocol {
      * left another secret), and the grant lasts until that deadline; so the send time of that try
      * plus {@code fairLockWaitTimeout} is a moment on this client's clock before which Redis keeps
      * the grant. The hold is then taken in Redis with the owner's lease as its first renewal
-     * ({@link CountedHolds#takeGranted}). With less than {@link #enterMarginNanos} of the bound
+     * ({@link CountedHolds#takeGranted}: at once, or when due if the grant ends no later than the
+     * watchdog lease would, unless the owner's release ends the hold by its token first). With less than {@link #enterMarginNanos} of the bound
      * left, or replica acknowledgement asked for (nothing waited for the replicas to have the
      * grant), the try is made instead, and takes the grant as any try of the waiter does.
      */
@@ -279,11 +280,10 @@ public final class FairLockProtocol implements LockProtocol {
         return plain.isLocked();
     }
 
-    /** Sent after the owner's take of a grant, if that waited to be sent, so that it counts the hold. */
+    /** Sent once the owner's take of a grant that waited to be sent is answered, so that it counts the hold. */
     @Override
     public CompletableFuture<Integer> holdCount(long owner) {
-        holds.sendPendingTake(owner);
-        return plain.holdCount(owner);
+        return holds.sendPendingTake(owner).thenCompose(taken -> plain.holdCount(owner));
     }
 
     @Override

@@ -26,8 +26,9 @@
 -- let W in, nor name another token: the secret never leaves Redis and W's client, and is
 -- deleted here, so a grant's message replayed later proves nothing. A W without a secret (a try
 -- that sent none) is woken by name alone. W takes the hold by any try (acquire.lua: count 0 -> 1,
--- PEXPIRE = its lease), at once by message or by its own timer if the message was lost or not
--- believed; a W whose wait ended gives it back (abandon.lua), if the grant was made on that
+-- PEXPIRE = its lease), by message (at once, or when due if this grant ends no later than W's
+-- watchdog lease would, unless W's release ends it by its token first) or by its own timer if the
+-- message was lost or not believed; a W whose wait ended gives it back (abandon.lua), if the grant was made on that
 -- attempt's try: the proof stays beside the grant (field <W>:grant) for abandon.lua to check.
 -- Why the deadline: a W that died holds the lock exactly until its place would have run out in
 -- line, so a dead waiter blocks the queue no longer than before (README, "Fair lock"); and W's
