@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  * {@link FairLockModel} of the fair lock's scripts instead of Redis, with a small protocol that
  * does what lock-fair's {@code FairLockProtocol} does around them (a secret per try, the grant's
  * word checked against the proof and entered through {@link HoldCalls#takeGranted} while its
- * bound leaves the margin, abandon with the attempt's last secret). Callers lock with a fixed
+ * bound leaves the margin, abandon with the attempt's last secret). Callers lock with a fixed or watchdog
  * lease and a wait (none, a short or a long one, or for ever), hold a while (or not at all, so
  * that a release goes out behind the take of a grant entered on its message) and unlock, and one
  * owner id is shared by two async callers whose attempts interleave, the case of the four reviews'
@@ -55,8 +55,10 @@ import org.jspecify.annotations.Nullable;
  * with its token in a lock hash that has not expired (so a grant not taken counts only while its
  * key lasts). Once every caller is done: every attempt settled, no line of {@link UnsettledCalls}
  * left, no hold believed, and the lock free or expiring, with no hold taken left in it unless
- * Redis refused a call for good. Leases are fixed (no watchdog: renewals
- * are the plain lock's and are simulated elsewhere). Not thread-safe: one thread runs it.
+ * Redis refused a call for good. Leases are fixed, or the watchdog's never renewed within a
+ * schedule (renewals are the plain lock's and are simulated elsewhere), which lets the take of a
+ * grant that ends before the lease wait until due, or for a release to stand for it. Not
+ * thread-safe: one thread runs it.
  */
 final class FairGrantSimulation extends SeededSchedule {
 
@@ -122,7 +124,10 @@ final class FairGrantSimulation extends SeededSchedule {
             return CompletableFuture.completedFuture(null);
         }), timer);
         this.context = new LockContext("c", config, new RedisExecutor(noCommands(), COMMAND, "simulated Redis"), subscriptions,
-                new LeaseRenewer(timer, clock, Duration.ofSeconds(30)), timer, clock, "publish", new UnsettledCalls(timer),
+                // Its rounds come every second, after every hold's lease has run out (a hold lives
+                // at most MAX_LEASE_MILLIS): the watchdog leases below are never renewed, and their
+                // grants' takes may wait (GrantTakes).
+                new LeaseRenewer(timer, clock, Duration.ofSeconds(3)), timer, clock, "publish", new UnsettledCalls(timer),
                 new HoldRegistry(timer, clock));
         this.protocol = new FairProtocol();
         this.holds = new LockHolds(protocol);
@@ -462,7 +467,10 @@ final class FairGrantSimulation extends SeededSchedule {
             attemptsLeft--;
             state = State.WAITING;
             attemptSettled = false;
-            LeaseTerm lease = LeaseTerm.fixed(Duration.ofMillis(150 + random.nextInt((int) MAX_LEASE_MILLIS - 150)));
+            Duration leaseTime = Duration.ofMillis(150 + random.nextInt((int) MAX_LEASE_MILLIS - 150));
+            // Half of them a watchdog lease, which the watchdog never gets to renew here: a grant
+            // that ends before it has its take wait until due, or for a release to stand for it.
+            LeaseTerm lease = random.nextBoolean() ? LeaseTerm.fixed(leaseTime) : LeaseTerm.watchdog(leaseTime);
             int kind = random.nextInt(10);
             long waitNanos = kind < 2 ? 0 : kind < 7 ? TimeUnit.MILLISECONDS.toNanos(20 + random.nextInt(800))
                     : kind < 9 ? TimeUnit.SECONDS.toNanos(3) : AcquireAttempt.forever();
