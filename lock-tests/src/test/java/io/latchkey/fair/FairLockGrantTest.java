@@ -91,8 +91,7 @@ class FairLockGrantTest {
         // The release and a pause of every client in one transaction: from then on Redis answers
         // no command until the pause ends, but the release's message is already on its way.
         redis.multi();
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         redis.clientPause(3_000);
         redis.exec();
 
@@ -133,8 +132,7 @@ class FairLockGrantTest {
             assertThat(queued.get(0)).as("another waiter in line behind the client's").isEqualTo(0L);
 
             proxy.delay(Duration.ofSeconds(3));
-            redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                    "holder-release", "release");
+            releaseGranting();
             LockHold hold = waiter.get(10, TimeUnit.SECONDS);
             long enteredNanos = System.nanoTime();
             CompletableFuture<Void> unlocked = fair.unlockAsync(WAITER);
@@ -164,8 +162,7 @@ class FairLockGrantTest {
         awaitTriesStopped();
         redis.configResetstat();
 
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         LockHold hold = waiter.get(10, TimeUnit.SECONDS);
         fair.unlockAsync(WAITER).get(10, TimeUnit.SECONDS);
 
@@ -183,8 +180,7 @@ class FairLockGrantTest {
         awaitTriesStopped();
         String field = raw.queue(name).get(0);
 
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         LockHold hold = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
         long enteredNanos = System.nanoTime();
 
@@ -202,8 +198,7 @@ class FairLockGrantTest {
         awaitTriesStopped();
         String field = raw.queue(name).get(0);
 
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         LockHold hold = waiter.get(10, TimeUnit.SECONDS);
 
         assertThat(fair.isHeldBy(WAITER)).isTrue();
@@ -224,8 +219,7 @@ class FairLockGrantTest {
         awaitTriesStopped();
         String field = raw.queue(name).get(0);
 
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         LockHold hold = waiter.get(10, TimeUnit.SECONDS);
 
         await().atMost(Duration.ofSeconds(4)).untilAsserted(() -> {
@@ -244,8 +238,7 @@ class FairLockGrantTest {
         CompletableFuture<Optional<LockHold>> waiter = fair.tryAcquireAsync(Duration.ofMinutes(1), Duration.ofMillis(1_500), WAITER);
         awaitTriesStopped();
 
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         LockHold hold = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
 
         // Entered on the grant's bound (the place, 5 min); the take set the lease of 1.5 s, and the
@@ -306,8 +299,7 @@ class FairLockGrantTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> raw.queue(name).size() == 2);
         long deadline = raw.timeouts(name).get(dead);
 
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         assertThat(redis.hget(name, dead)).as("granted to the dead waiter, first in line").isEqualTo("0");
 
         LockHold hold = next.get(10, TimeUnit.SECONDS);
@@ -337,8 +329,7 @@ class FairLockGrantTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> scriptCalls() > tries);
         assertThat(waiter).as("it tried instead, and is still in line").isNotDone();
         assertThat(raw.queue(name)).containsExactly(field);
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         waiter.get(10, TimeUnit.SECONDS).close();
     }
 
@@ -359,8 +350,7 @@ class FairLockGrantTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> scriptCalls() > tries);
         assertThat(waiter).as("it tried instead, and is still in line").isNotDone();
         assertThat(raw.queue(name)).containsExactly(field);
-        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
-                "holder-release", "release");
+        releaseGranting();
         LockHold hold = waiter.get(10, TimeUnit.SECONDS);
         assertThat(redis.hget(name, field + ":token")).isEqualTo(Long.toString(hold.fencingToken()));
         hold.close();
@@ -382,6 +372,12 @@ class FairLockGrantTest {
             return now >= 2 && same;
         });
         return tries[0];
+    }
+
+    /** The holder's last release, which grants the first in line and tells it on the lock's channel. */
+    private void releaseGranting() {
+        redis.evalsha(releaseSha, ScriptOutputType.INTEGER, releaseKeys(FairLockRedis.channelOf(name)), HOLDER, "publish",
+                "holder-release", "release");
     }
 
     /** The holder's last release, its message sent where no waiter listens: as if it were lost. */
