@@ -164,13 +164,11 @@ public final class UnsettledCalls implements AutoCloseable {
     }
 
     /**
-     * As {@link #afterOnlyQueuedTry(HoldId, String, long, Supplier)}, the call admitted now but sent
-     * only by {@code deferred}: when it is due, at once when another call of the owner is admitted
-     * behind it, or never, if a call sent behind it stands for it
-     * ({@link #behindTakeOrSettleLater}). Until then its reply is pending.
+     * As {@link #afterOnlyQueuedTry(HoldId, String, long, Supplier)}, the call admitted now and
+     * sent by {@code deferred} (null: at once): when due, first when another call of the owner is
+     * admitted, or never if a call behind it stands for it ({@link #behindTakeOrSettleLater}).
      *
-     * @param deferred sends {@code call}'s reply into the future the caller holds, or cancels it;
-     *     null to send it at once
+     * @param deferred sends or cancels {@code call}, whose future it completes; null to send it at once
      * @return as {@link #afterOnlyQueuedTry(HoldId, String, long, Supplier)}
      */
     public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret, long token,
@@ -196,11 +194,10 @@ public final class UnsettledCalls implements AutoCloseable {
      * Sends a call of an owner at once, before the answer of its take of a grant
      * ({@link #afterOnlyQueuedTry}), if that take is the owner's only call in flight and nothing of
      * the owner was admitted since nor is unsettled: the release of a hold entered on the grant's
-     * message, pipelined behind the take, so that the next hand-off waits for no answer of the
-     * take. The call gets the grant's token and must come to the same in Redis whether the take ran
-     * before it or not (the take's send may be lost, or sent again after it): it ends the hold by
-     * that token, and the take then finds nothing to take. If its answer is lost it is settled as
-     * {@link #afterOrSettleLater} settles a call, by the same call with the same token.
+     * message, pipelined behind the take so that the hand-off waits for no answer of it. The call
+     * gets the grant's token and must come to the same in Redis whether the take ran before it or
+     * not (its send may be lost, or sent again after it): it ends the hold by that token. A lost
+     * answer is settled as {@link #afterOrSettleLater} settles one, with the same token.
      *
      * @param hold the owner's hold
      * @param what names the call, for logs
@@ -240,8 +237,8 @@ public final class UnsettledCalls implements AutoCloseable {
     }
 
     /**
-     * Sends now the owner's call that waits to be sent ({@link #afterOnlyQueuedTry(HoldId, String,
-     * long, Supplier, DeferredCall)}), if any, so that a query sent once it is answered finds it run.
+     * Sends now the owner's call that waits to be sent, if any, so that a query sent once it is
+     * answered finds it run.
      *
      * @param hold the owner's hold
      * @return completes once that call is answered or failed; at once if there was none
