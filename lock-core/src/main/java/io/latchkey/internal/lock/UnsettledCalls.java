@@ -237,8 +237,7 @@ public final class UnsettledCalls implements AutoCloseable {
     }
 
     /**
-     * Sends now the owner's call that waits to be sent, if any, so that a query sent once it is
-     * answered finds it run.
+     * Sends now the owner's call that waits to be sent, if any: a query sent once it is answered finds it run.
      *
      * @param hold the owner's hold
      * @return completes once that call is answered or failed; at once if there was none
