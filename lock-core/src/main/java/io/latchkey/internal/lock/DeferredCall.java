@@ -52,14 +52,12 @@ final class DeferredCall {
         }
     }
 
-    /** @return true if the call will never be sent: cancelled now, or before */
-    boolean cancel() {
+    /** Cancels the call, unless it was sent: then its reply comes as for any call. */
+    void cancel() {
         if (state.compareAndSet(PENDING, CANCELLED)) {
             stopTimer();
             cancelled.run();
-            return true;
         }
-        return state.get() == CANCELLED;
     }
 
     /** @return completes once the call is answered, or failed, or cancelled */

@@ -220,7 +220,7 @@ public final class UnsettledCalls implements AutoCloseable {
         }
         DeferredCall take = line.claimDeferredTake();
         if (take != null) {
-            take.cancel(); // the call ends the hold that the take would have taken
+            take.cancel(); // the call ends the take's hold by token, also if the timer just sent the take
         }
         Supplier<CompletableFuture<T>> send = () -> call.apply(token[0]);
         CompletableFuture<T> reply = sendOrSettleLater(hold, what, () -> send(send), send::get);

@@ -53,17 +53,30 @@ final class CohortSimulation extends SeededSchedule {
     static final Duration MAX_TIME = Duration.ofMillis(50);
     /** Hand-offs of one client while another's owner waits, at most: see {@link #checkBypass}. */
     static final int BYPASS_BOUND = 4 * MAX_HAND_OFFS + 2;
+    /**
+     * Hand-offs of one client's Redis hold while the waiting mark in Redis names another client, at
+     * most: see {@link #checkMarkedBypass}.
+     */
+    static final int MARKED_BYPASS_BOUND = MAX_HAND_OFFS;
     /** How long an owner may wait while the lock is free and reserved for nobody. */
     static final long FREE_WAIT_BOUND_NANOS = LEASE.toNanos() * 2;
     private static final String LOCK = "simulated-lock";
     private static final Object IDENTITY = LOCK;
 
-    /** What the simulation injects, each with its chance per step. */
+    /**
+     * What the simulation injects, each with its chance per step; {@code dropWaitNotice} is a
+     * further chance to lose a {@code !wait:} notice, and {@code stallConnection} the chance that
+     * a client's connection stalls for 5 to 45 ms (its commands, answers and messages held, as on a
+     * machine whose event loop gets no CPU), so that a holder learns of another client's wait only
+     * by its own reads of the mark, and late.
+     */
     record Faults(double dropNotice, double forgeForce, double loseConnection, double refuseWrite, double loseReadAnswer,
-                  double forceUnlock, double closeClient, double failover, double loseBusyAnswer) {
-        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0, 0, 0);
-        static final Faults SOME = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0, 0.001, 0.02);
-        static final Faults SOME_AND_CLOSE = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0.0005, 0.001, 0.02);
+                  double forceUnlock, double closeClient, double failover, double loseBusyAnswer, double dropWaitNotice,
+                  double stallConnection) {
+        static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        static final Faults SOME = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0, 0.001, 0.02, 0, 0);
+        static final Faults SOME_AND_CLOSE = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0.0005, 0.001, 0.02, 0, 0);
+        static final Faults SLOW_AND_DEAF_TO_WAITS = new Faults(0.01, 0.002, 0.002, 0.01, 0.02, 0.002, 0, 0.001, 0.02, 0.9, 0.05);
     }
 
     private final LockModel model = new LockModel(clock);
@@ -77,6 +90,7 @@ final class CohortSimulation extends SeededSchedule {
     private long exemptUpTo;
     private long lockBusyUntilNanos;
     private final Map<Client, Integer> bypass = new HashMap<>();
+    private final Map<Client, Integer> markedBypass = new HashMap<>();
 
     /**
      * @param hotAttempts if positive, the first client's owners make that many attempts each, with
@@ -116,6 +130,9 @@ final class CohortSimulation extends SeededSchedule {
     @Override
     protected void offerChoices() {
         for (Client client : clients) {
+            if (client.stalled()) {
+                continue;
+            }
             if (!client.commands.isEmpty()) {
                 choose(client::execute, () -> client.id + " command");
             }
@@ -171,6 +188,11 @@ final class CohortSimulation extends SeededSchedule {
             }
         }
         for (Client client : clients) {
+            if (chance(faults.stallConnection)) {
+                long millis = 5 + random.nextInt(41);
+                client.stalledUntilNanos = Math.max(client.stalledUntilNanos, clock.read() + TimeUnit.MILLISECONDS.toNanos(millis));
+                log("FAULT " + client.id + " stalls for " + millis + " ms");
+            }
             if (!client.closed && chance(faults.loseConnection)) {
                 log("FAULT " + client.id + " lost its connection");
                 client.connectionLost();
@@ -215,9 +237,9 @@ final class CohortSimulation extends SeededSchedule {
     /**
      * A local hand-off of {@code client} while an owner of another client waits: counted per
      * waiting client until one of its owners is granted or none waits. The cohort hears of the
-     * waiter by a notice, by its grant's answer, or by its own read of the mark every half bound;
-     * it must hear before a whole bound past its last answered read, so the count stays within a
-     * few bounds.
+     * waiter by a notice, by its grant's answer, or by its own read of the mark every half
+     * bound; it must hear before a whole bound past its last answered read, so the count stays
+     * within a few bounds where connections do not stall.
      */
     private void checkBypass(Client client) {
         for (Client other : clients) {
@@ -229,10 +251,34 @@ final class CohortSimulation extends SeededSchedule {
                 bypass.remove(other);
                 continue;
             }
+            if (other.stalled()) {
+                continue; // its try may not have reached Redis: only checkMarkedBypass applies
+            }
             int count = bypass.merge(other, 1, Integer::sum);
             if (count > BYPASS_BOUND) {
                 fail(client.id + " handed off " + count + " times while an owner of " + other.id + " waited; bound " + BYPASS_BOUND);
             }
+        }
+    }
+
+    /**
+     * A local hand-off of {@code client} while the waiting mark in Redis names another client,
+     * counted from the later of the marking and the client's Redis acquisition. A read of the mark
+     * answered "nobody" ran before the marking, so it was sent before the hand-offs counted here;
+     * the cohort passes the hold at most a bound of hand-offs past the newest such read, and once
+     * it hears of the mark, at most a bound past its acquisition. Exact, unlike
+     * {@link #checkBypass}: it counts from the moment Redis has the other client's try, as the
+     * README's bound does, so that reads of the mark counted as heard too early fail it.
+     */
+    private void checkMarkedBypass(Client client) {
+        String mark = model.peekMark();
+        if (mark == null || mark.equals(client.id)) {
+            markedBypass.remove(client);
+            return;
+        }
+        int count = markedBypass.merge(client, 1, Integer::sum);
+        if (count > MARKED_BYPASS_BOUND) {
+            fail(client.id + " handed off " + count + " times while the mark named " + mark + "; bound " + MARKED_BYPASS_BOUND);
         }
     }
 
@@ -256,6 +302,14 @@ final class CohortSimulation extends SeededSchedule {
             fail(holder + " got token " + token + ", not above " + maxToken);
         }
         maxToken = token;
+    }
+
+    /** Redis answered a cohort's try: a new Redis hold's hand-offs count afresh. */
+    private LockModel.Acquired cohortGranted(Client client, String field, LockModel.Acquired answer) {
+        if (answer.status() == 1 && answer.countOrWait() == 1) {
+            markedBypass.remove(client);
+        }
+        return granted(field, answer);
     }
 
     private void granted(Owner owner) {
@@ -311,6 +365,13 @@ final class CohortSimulation extends SeededSchedule {
         long channelSequence;
         boolean closed;
         boolean disconnected;
+        /** Its connection stalls until then: nothing it sent runs, and nothing comes back. */
+        long stalledUntilNanos;
+
+        boolean stalled() {
+            return clock.read() - stalledUntilNanos < 0;
+        }
+
         Timeout renewal;
 
         Client(String id) {
@@ -335,7 +396,8 @@ final class CohortSimulation extends SeededSchedule {
         void deliver() {
             String message = messages.poll();
             // A SUBSCRIBE's confirmation is the answer of a command, never lost on its own.
-            if (!message.startsWith("!subscribed:") && chance(faults.dropNotice)) {
+            if (!message.startsWith("!subscribed:") && chance(faults.dropNotice)
+                    || message.startsWith("!wait:") && chance(faults.dropWaitNotice)) {
                 log("FAULT " + id + " lost message '" + message + "'");
                 return;
             }
@@ -509,7 +571,7 @@ final class CohortSimulation extends SeededSchedule {
         @Override
         public CompletableFuture<TryResult> tryCohortHold(LeaseTerm lease) {
             long sentAt = clock.read();
-            return client.write("try for cohort " + self, () -> granted(field, model.acquire(field, lease.millis(), "fresh", true, tokenBlock)))
+            return client.write("try for cohort " + self, () -> cohortGranted(client, field, model.acquire(field, lease.millis(), "fresh", true, tokenBlock)))
                     .thenApply(answer -> result(answer, sentAt, lease, null));
         }
 
@@ -624,6 +686,7 @@ final class CohortSimulation extends SeededSchedule {
         public void handedOff(long from, long to, long token) {
             log(client.id + " handed off " + from + " -> " + to + ", token " + token);
             checkBypass(client);
+            checkMarkedBypass(client);
             newHold(client.id + "/" + to, token);
         }
     }
@@ -732,7 +795,9 @@ final class CohortSimulation extends SeededSchedule {
         }
 
         boolean mayRelease() {
-            return state == State.HOLDING && clock.read() - heldSince > 0;
+            // Where connections stall, a hot owner holds only for steps, so that a stall spans
+            // many hand-offs.
+            return state == State.HOLDING && (hot && faults.stallConnection() > 0 || clock.read() - heldSince > 0);
         }
 
         void start() {

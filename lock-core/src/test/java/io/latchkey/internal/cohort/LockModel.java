@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis side of one plain lock as the Lua scripts define it (acquire.lua, release.lua,
@@ -262,6 +263,11 @@ final class LockModel {
     /** SET of the counter: a counter set back, as a failover to a replica that missed updates leaves it. */
     void setCounter(long value) {
         counter = value;
+    }
+
+    /** @return the waiting mark as a GET would find it, without expiring anything: for checks */
+    @Nullable String peekMark() {
+        return mark != null && clock.read() - markExpiresAt < 0 ? mark : null;
     }
 
     /** @return GET of the waiting mark */
