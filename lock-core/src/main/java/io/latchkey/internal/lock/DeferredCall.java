@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A call of an owner admitted to its {@link CallLine} now and sent later: when it is due, or at
  * once when another call of the owner is admitted behind it (which must find it run), or never, if
- * the call admitted behind it stands for it ({@link UnsettledCalls#behindTakeOrSettleLater}): the
+ * the call admitted behind it stands for it ({@link GrantCalls#behindTakeOrSettleLater}): the
  * take of a grant that a release ends by its token before it went out. Exactly one of the two runs.
  * Thread-safe.
  */

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * while no other call of the owner reaches it first (another attempt's try would take it with
  * that attempt's lease, that try's undo or an unlock would delete it), so the take is admitted at
  * once as the owner's next call, and only if the owner's last call on the lock was the try that
- * left it in line and nothing of the owner came since ({@link UnsettledCalls#afterOnlyQueuedTry});
+ * left it in line and nothing of the owner came since ({@link GrantCalls#afterOnlyQueuedTry});
  * else the owner tries instead. It is sent at once too, unless the grant ends no later than the
  * owner's watchdog lease would: then when due, unless the owner's release comes first and ends the
  * hold by its token instead (one script call for both), or first if any other call of the owner
@@ -93,7 +93,7 @@ final class GrantTakes {
         long sendInNanos = (grantUntilNanos - now - 2 * context.config().commandTimeout().toNanos()) / 2;
         @Nullable CompletableFuture<List<Object>> reply;
         if (!lease.renewed() || grantUntilNanos - now - leaseNanos > 0 || sendInNanos <= 0) {
-            reply = unsettled.afterOnlyQueuedTry(id, secret, token, send);
+            reply = unsettled.grants().afterOnlyQueuedTry(id, secret, token, send);
         } else {
             // The grant ends no later than the watchdog's lease would, so the take can wait: a
             // release before it is due ends the hold by its token instead, one script call for both
@@ -105,7 +105,7 @@ final class GrantTakes {
             CompletableFuture<List<Object>> deferredReply = new CompletableFuture<>();
             DeferredCall deferred = new DeferredCall(() -> relay(send, deferredReply), () -> deferredReply.complete(NOT_SENT),
                     deferredReply);
-            reply = unsettled.afterOnlyQueuedTry(id, secret, token, () -> deferredReply, deferred);
+            reply = unsettled.grants().afterOnlyQueuedTry(id, secret, token, () -> deferredReply, deferred);
             if (reply != null) {
                 schedule(deferred, sendInNanos);
             }

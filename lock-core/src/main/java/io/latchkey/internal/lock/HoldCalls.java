@@ -228,12 +228,12 @@ public final class HoldCalls implements CountedHolds {
 
     @Override
     public CompletableFuture<Void> sendPendingTake(long owner) {
-        return context.unsettled().sendDeferred(context.hold(lock, owner));
+        return context.unsettled().grants().sendDeferred(context.hold(lock, owner));
     }
 
     @Override
     public void leftTheQueue(long owner) {
-        context.unsettled().leftTheQueue(context.hold(lock, owner));
+        context.unsettled().grants().leftTheQueue(context.hold(lock, owner));
     }
 
     /**
@@ -346,7 +346,7 @@ public final class HoldCalls implements CountedHolds {
         // or not (count 0, which a release would leave alone), and a take that runs after it
         // finds nothing to take. Waiting for the take's answer put a round trip on every hand-off.
         @Nullable CompletableFuture<Long> reply = mode.equals(RELEASE)
-                ? unsettled.behindTakeOrSettleLater(hold, "release " + call, token -> scripts.end(field, call, token), deferred)
+                ? unsettled.grants().behindTakeOrSettleLater(hold, "release " + call, token -> scripts.end(field, call, token), deferred)
                 : null;
         if (reply == null) {
             // A requeue's mark is worth writing only with the release it belongs to: sent again later,

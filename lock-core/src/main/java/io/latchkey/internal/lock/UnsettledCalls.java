@@ -9,8 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * pause until Redis answers. A later call of that owner on that lock never takes an unknown
  * grant for a re-entry; while Redis stays unreachable, it fails as any call would. One call goes
  * out before the answer of the one before it: the release of a hold entered on a grant's message,
- * behind its take ({@link #behindTakeOrSettleLater}), as it means the same whether the take ran
+ * behind its take ({@link GrantCalls#behindTakeOrSettleLater}), as it means the same whether the take ran
  * or not. Thread-safe.
  */
 public final class UnsettledCalls implements AutoCloseable {
@@ -49,6 +49,7 @@ public final class UnsettledCalls implements AutoCloseable {
     private final Map<HoldId, CallLine> lines = new ConcurrentHashMap<>();
     private final AtomicLong lastCallId = new AtomicLong();
     private volatile boolean closed;
+    private final GrantCalls grants = new GrantCalls(this);
 
     /** @param timer the client's timer, which schedules retries */
     public UnsettledCalls(Timer timer) {
@@ -81,8 +82,8 @@ public final class UnsettledCalls implements AutoCloseable {
     /**
      * As {@link #after(HoldId, Supplier)}; and if the reply left the owner waiting in line, with
      * the secret that {@code queuedSecret} reads from it, the line is kept, marked with this call
-     * and that secret, until the owner's next call on the lock or {@link #leftTheQueue}: while so
-     * marked, {@link #afterOnlyQueuedTry} may send for that secret.
+     * and that secret, until the owner's next call on the lock or {@link GrantCalls#leftTheQueue}: while so
+     * marked, {@link GrantCalls#afterOnlyQueuedTry} may send for that secret.
      *
      * @param hold the owner's hold
      * @param call sends the call
@@ -123,7 +124,7 @@ public final class UnsettledCalls implements AutoCloseable {
      * @return the reply, completed once {@code bookkeeping} has run: what a caller does on the
      *     answer (leave the line, send its next call) then finds the line as the answer left it
      */
-    private static <T> CompletableFuture<T> relayAfter(CompletableFuture<T> reply,
+    static <T> CompletableFuture<T> relayAfter(CompletableFuture<T> reply,
                                                        BiConsumer<? super @Nullable T, ? super @Nullable Throwable> bookkeeping) {
         CompletableFuture<T> relayed = new CompletableFuture<>();
         reply.whenComplete((ok, failure) -> {
@@ -140,133 +141,30 @@ public final class UnsettledCalls implements AutoCloseable {
         return relayed;
     }
 
-    /**
-     * Sends a call of an owner at once if the owner's last call on the lock left it waiting in
-     * line with {@code secret} ({@link #after(HoldId, Supplier, Function)}) and nothing of the
-     * owner was admitted, is in flight or is unsettled since; else sends nothing. For a call whose
-     * meaning depends on no other call of the owner having reached Redis since that one (the take
-     * of a grant made on it): the check and the admission are one step, so no call of the owner
-     * can slip in. The secret names the very try: a grant made on an earlier try of the owner
-     * (another caller of a shared owner id) may have been taken or ended by the later one.
-     *
-     * @param hold the owner's hold
-     * @param secret the secret of the try that the grant was made on
-     * @param token the token of the grant that the call takes, which a call sent behind it names
-     *     ({@link #behindTakeOrSettleLater})
-     * @param call sends the call, on this thread; a settlement it needs must be registered
-     *     ({@link #settleLater}) before the future it returns completes
-     * @param <T> the reply type
-     * @return the call's reply, or null if it was not sent
-     */
-    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret, long token,
-                                                                 Supplier<CompletableFuture<T>> call) {
-        return afterOnlyQueuedTry(hold, secret, token, call, null);
+    /** @return the calls around a hold entered on a fair grant, which share this owner's lines */
+    GrantCalls grants() {
+        return grants;
     }
 
     /**
-     * As {@link #afterOnlyQueuedTry(HoldId, String, long, Supplier)}, the call admitted now and
-     * sent by {@code deferred} (null: at once): when due, first when another call of the owner is
-     * admitted, or never if a call behind it stands for it ({@link #behindTakeOrSettleLater}).
+     * Admits a call to the hold's line in one step with the check, under the map's lock, so that
+     * no other call of the owner slips in and the line is not dropped meanwhile.
      *
-     * @param deferred sends or cancels {@code call}, whose future it completes; null to send it at once
-     * @return as {@link #afterOnlyQueuedTry(HoldId, String, long, Supplier)}
+     * @return the line, or null if the hold has none
      */
-    public <T> @Nullable CompletableFuture<T> afterOnlyQueuedTry(HoldId hold, String secret, long token,
-                                                                 Supplier<CompletableFuture<T>> call,
-                                                                 @Nullable DeferredCall deferred) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        boolean[] admitted = new boolean[1];
-        CallLine line = lines.computeIfPresent(hold, (id, existing) -> {
-            admitted[0] = existing.admitAfterQueuedTry(secret, token, done, deferred);
+    @Nullable CallLine admitIfPresent(HoldId hold, Consumer<CallLine> admit) {
+        return lines.computeIfPresent(hold, (id, existing) -> {
+            admit.accept(existing);
             return existing;
         });
-        if (line == null || !admitted[0]) {
-            return null;
-        }
-        return relayAfter(send(call), (ok, failure) -> {
-            done.complete(null);
-            line.finish();
-            removeIfIdle(line);
-        });
     }
 
-    /**
-     * Sends a call of an owner at once, before the answer of its take of a grant
-     * ({@link #afterOnlyQueuedTry}), if that take is the owner's only call in flight and nothing of
-     * the owner was admitted since nor is unsettled: the release of a hold entered on the grant's
-     * message, pipelined behind the take so that the hand-off waits for no answer of it. The call
-     * gets the grant's token and must come to the same in Redis whether the take ran before it or
-     * not (its send may be lost, or sent again after it): it ends the hold by that token. A lost
-     * answer is settled as {@link #afterOrSettleLater} settles one, with the same token.
-     *
-     * @param hold the owner's hold
-     * @param what names the call, for logs
-     * @param call sends the call, given the grant's token
-     * @param deferred as {@link #afterOrSettleLater} takes it
-     * @param <T> the reply type
-     * @return the call's reply, as {@link #afterOrSettleLater} answers; or null if no such take was in
-     *     flight, and nothing was sent
-     */
-    public <T> @Nullable CompletableFuture<T> behindTakeOrSettleLater(HoldId hold, String what, LongFunction<CompletableFuture<T>> call,
-                                                                      Function<Throwable, ? extends RuntimeException> deferred) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        long[] token = new long[1];
-        CallLine line = lines.computeIfPresent(hold, (id, existing) -> {
-            token[0] = existing.admitBehindTake(done);
-            return existing;
-        });
-        if (line == null || token[0] == 0) {
-            return null;
-        }
-        DeferredCall take = line.claimDeferredTake();
-        if (take != null) {
-            take.cancel(); // the call ends the take's hold by token, also if the timer just sent the take
-        }
-        Supplier<CompletableFuture<T>> send = () -> call.apply(token[0]);
-        CompletableFuture<T> reply = sendOrSettleLater(hold, what, () -> send(send), send::get);
-        return relayAfter(reply, (ok, failure) -> {
-            done.complete(null);
-            line.finish();
-            removeIfIdle(line);
-        }).handle((answer, failure) -> {
-            if (failure == null) {
-                return answer;
-            }
-            throw mustSettle(failure) ? deferred.apply(failure) : completion(failure);
-        });
+    /** @return the hold's line, or null if it has none */
+    @Nullable CallLine line(HoldId hold) {
+        return lines.get(hold);
     }
 
-    /**
-     * Sends now the owner's call that waits to be sent, if any: a query sent once it is answered finds it run.
-     *
-     * @param hold the owner's hold
-     * @return completes once that call is answered or failed; at once if there was none
-     */
-    public CompletableFuture<Void> sendDeferred(HoldId hold) {
-        CallLine line = lines.get(hold);
-        DeferredCall deferred = line == null ? null : line.claimDeferredTake();
-        if (deferred == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        deferred.sendNow();
-        return deferred.reply().handle((answer, failure) -> null);
-    }
-
-    /**
-     * The owner left the line (it gave up waiting) without a call through here: its last call no
-     * longer stands for a wait, and the line goes once idle.
-     *
-     * @param hold the owner's hold
-     */
-    public void leftTheQueue(HoldId hold) {
-        CallLine line = lines.get(hold);
-        if (line != null) {
-            line.forgetQueuedTry();
-            removeIfIdle(line);
-        }
-    }
-
-    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+    static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
         try {
             return call.get();
         } catch (RuntimeException e) {
@@ -359,11 +257,11 @@ public final class UnsettledCalls implements AutoCloseable {
         });
     }
 
-    private static CompletionException completion(Throwable failure) {
+    static CompletionException completion(Throwable failure) {
         return failure instanceof CompletionException completion ? completion : new CompletionException(failure);
     }
 
-    private static boolean mustSettle(Throwable failure) {
+    static boolean mustSettle(Throwable failure) {
         return Failures.isOutcomeUnknown(failure) || Failures.isPassingRefusal(failure);
     }
 
@@ -399,7 +297,7 @@ public final class UnsettledCalls implements AutoCloseable {
     }
 
     /** Drops a line with nothing in flight and nothing to settle; its monitor is taken inside the map's. */
-    private void removeIfIdle(CallLine line) {
+    void removeIfIdle(CallLine line) {
         lines.computeIfPresent(line.hold(), (id, current) -> current == line && line.isIdle() ? null : current);
     }
 

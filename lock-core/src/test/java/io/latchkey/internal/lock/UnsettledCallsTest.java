@@ -55,9 +55,9 @@ class UnsettledCallsTest {
         queued.complete("queued");
 
         assertEquals(1, calls.pending(), "kept: a grant's take may follow");
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")));
+        assertNotNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")));
         assertEquals(0, calls.pending(), "the take was the owner's next call");
-        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken again")),
+        assertNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken again")),
                 "only right after the call that left the owner in line");
     }
 
@@ -66,9 +66,9 @@ class UnsettledCallsTest {
         calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), reply -> reply.startsWith("queued") ? reply : null);
         calls.after(HOLD, () -> CompletableFuture.completedFuture("queued again"), reply -> reply.startsWith("queued") ? reply : null);
 
-        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")),
+        assertNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")),
                 "a grant made on the earlier call may have been taken or ended by the later one");
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued again", 7, () -> CompletableFuture.completedFuture("taken")));
+        assertNotNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued again", 7, () -> CompletableFuture.completedFuture("taken")));
     }
 
     @Test
@@ -77,19 +77,19 @@ class UnsettledCallsTest {
         // As an acquire loop whose wait ran out gives up on that very answer: its callback was
         // registered last, so before the reply was relayed it ran first, and the line was kept
         // after the owner had left it, until the owner's next call on the lock.
-        calls.after(HOLD, () -> queued, reply -> reply.startsWith("queued") ? reply : null).thenRun(() -> calls.leftTheQueue(HOLD));
+        calls.after(HOLD, () -> queued, reply -> reply.startsWith("queued") ? reply : null).thenRun(() -> calls.grants().leftTheQueue(HOLD));
 
         queued.complete("queued");
 
         assertEquals(0, calls.pending());
-        assertNull(calls.afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")));
+        assertNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued", 7, () -> CompletableFuture.completedFuture("taken")));
     }
 
     /** The owner's last call left it in line with the secret "queued"; its take of grant 42 is sent and unanswered. */
     private CompletableFuture<String> takeInFlight() {
         calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), reply -> reply);
         CompletableFuture<String> take = new CompletableFuture<>();
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 42, () -> {
+        assertNotNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued", 42, () -> {
             sent.add("take");
             return take;
         }));
@@ -97,7 +97,7 @@ class UnsettledCallsTest {
     }
 
     private @Nullable CompletableFuture<String> releaseBehind(CompletableFuture<String> reply) {
-        return calls.behindTakeOrSettleLater(HOLD, "release", token -> {
+        return calls.grants().behindTakeOrSettleLater(HOLD, "release", token -> {
             sent.add("release of " + token);
             return reply;
         }, failure -> new IllegalStateException("deferred", failure));
@@ -163,7 +163,7 @@ class UnsettledCallsTest {
             sent.add("take");
             reply.complete("taken");
         }, () -> reply.complete("never sent"), reply);
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 42, () -> reply, deferred));
+        assertNotNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued", 42, () -> reply, deferred));
         return deferred;
     }
 
@@ -195,7 +195,7 @@ class UnsettledCallsTest {
     void aQueryOfTheHoldSendsADeferredTakeFirst() {
         deferredTake(new CompletableFuture<>());
 
-        calls.sendDeferred(HOLD);
+        calls.grants().sendDeferred(HOLD);
 
         assertEquals(List.of("take"), sent);
     }
@@ -220,7 +220,7 @@ class UnsettledCallsTest {
         CompletableFuture<String> take = new CompletableFuture<>();
         DeferredCall deferred = new DeferredCall(() -> sent.add("take"), () -> take.complete("never sent"), take);
         calls.after(HOLD, () -> CompletableFuture.completedFuture("queued"), answer -> answer);
-        assertNotNull(calls.afterOnlyQueuedTry(HOLD, "queued", 42, () -> take, deferred));
+        assertNotNull(calls.grants().afterOnlyQueuedTry(HOLD, "queued", 42, () -> take, deferred));
         deferred.sendNow(); // due: sent, not answered yet
 
         CompletableFuture<String> release = new CompletableFuture<>();
