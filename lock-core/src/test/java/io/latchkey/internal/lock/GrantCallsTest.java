@@ -7,10 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.internal.lock.UnsettledCalls.HoldId;
-import io.latchkey.internal.time.ManualTimer;
 import io.lettuce.core.RedisConnectionException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -22,20 +19,8 @@ import org.junit.jupiter.api.Test;
  * line of calls, below Redis, on a manual timer: the take after the only queued try, deferred or
  * not, and the release behind it.
  */
-class GrantCallsTest {
+class GrantCallsTest extends CallLineFixture {
 
-    private static final HoldId HOLD = new HoldId("redis", "lock", "client:1");
-
-    private final ManualTimer timer = ManualTimer.manual();
-    private final UnsettledCalls calls = new UnsettledCalls(timer);
-    private final List<String> sent = new ArrayList<>();
-
-    private CompletableFuture<String> send(String name, CompletableFuture<String> reply) {
-        return calls.after(HOLD, () -> {
-            sent.add(name);
-            return reply;
-        });
-    }
 
     @Test
     void aCallThatLeftTheOwnerInLineKeepsTheLineForTheTakeUntilTheOwnersNextCall() {

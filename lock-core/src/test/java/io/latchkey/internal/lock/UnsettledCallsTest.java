@@ -5,31 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.internal.lock.UnsettledCalls.HoldId;
-import io.latchkey.internal.time.ManualTimer;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The ordering of one hold's calls and their settling, below Redis, on a manual timer. */
-class UnsettledCallsTest {
+class UnsettledCallsTest extends CallLineFixture {
 
-    private static final HoldId HOLD = new HoldId("redis", "lock", "client:1");
     private static final HoldId OTHER = new HoldId("redis", "lock", "client:2");
-
-    private final ManualTimer timer = ManualTimer.manual();
-    private final UnsettledCalls calls = new UnsettledCalls(timer);
-    private final List<String> sent = new ArrayList<>();
-
-    private CompletableFuture<String> send(String name, CompletableFuture<String> reply) {
-        return calls.after(HOLD, () -> {
-            sent.add(name);
-            return reply;
-        });
-    }
 
     @Test
     void aCallWaitsUntilTheOwnersCallBeforeItHasAnswered() {
