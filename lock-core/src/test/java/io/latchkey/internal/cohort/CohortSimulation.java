@@ -65,10 +65,10 @@ final class CohortSimulation extends SeededSchedule {
 
     /**
      * What the simulation injects, each with its chance per step; {@code dropWaitNotice} is a
-     * further chance to lose a {@code !wait:} notice, and {@code stallConnection} the chance that
-     * a client's connection stalls for 5 to 45 ms (its commands, answers and messages held, as on a
-     * machine whose event loop gets no CPU), so that a holder learns of another client's wait only
-     * by its own reads of the mark, and late.
+     * further chance to lose a {@code !wait:} notice, and {@code stallConnection} the chance per
+     * step that a client's connection stalls for 5 to 45 ms (its commands, answers and messages
+     * held, as on a machine whose event loop gets no CPU), so that a holder learns of another
+     * client's wait only by its own reads of the mark, and late.
      */
     record Faults(double dropNotice, double forgeForce, double loseConnection, double refuseWrite, double loseReadAnswer,
                   double forceUnlock, double closeClient, double failover, double loseBusyAnswer, double dropWaitNotice,
@@ -81,6 +81,7 @@ final class CohortSimulation extends SeededSchedule {
 
     private final LockModel model = new LockModel(clock);
     private final Faults faults;
+    private final boolean instantHotHolds;
     private final List<Client> clients = new ArrayList<>();
     private final List<Owner> owners = new ArrayList<>();
     private long maxToken;
@@ -90,16 +91,20 @@ final class CohortSimulation extends SeededSchedule {
     private long exemptUpTo;
     private long lockBusyUntilNanos;
     private final Map<Client, Integer> bypass = new HashMap<>();
-    private final Map<Client, Integer> markedBypass = new HashMap<>();
+    /** Per holding client: the epoch of the mark that names another client, and its hand-offs since. */
+    private final Map<Client, long[]> markedBypass = new HashMap<>();
 
     /**
      * @param hotAttempts if positive, the first client's owners make that many attempts each, with
      *     long waits, so that its cohort passes the lock around while the others' owners wait
+     * @param instantHotHolds whether those hot owners hold for steps only, no time passing, so
+     *     that a stall of a connection spans many hand-offs
      */
-    CohortSimulation(long seed, int clientCount, int ownersPerClient, int attemptsPerOwner, int hotAttempts, Faults faults,
-                     boolean traced) {
+    CohortSimulation(long seed, int clientCount, int ownersPerClient, int attemptsPerOwner, int hotAttempts,
+                     boolean instantHotHolds, Faults faults, boolean traced) {
         super(seed, traced, 600, "latchkey.simulation.seed");
         this.faults = faults;
+        this.instantHotHolds = instantHotHolds;
         for (int c = 0; c < clientCount; c++) {
             Client client = new Client("c" + c);
             clients.add(client);
@@ -172,6 +177,7 @@ final class CohortSimulation extends SeededSchedule {
             exemptUpTo = Math.max(exemptUpTo, maxToken);
             log("FAULT failover: the lock hash is lost; holds up to token " + maxToken + " may overlap");
             for (Client client : clients) {
+                client.stalledUntilNanos = 0; // the connection breaks: a stall ends with it
                 while (!client.answers.isEmpty()) {
                     client.answer();
                 }
@@ -263,10 +269,11 @@ final class CohortSimulation extends SeededSchedule {
 
     /**
      * A local hand-off of {@code client} while the waiting mark in Redis names another client,
-     * counted from the later of the marking and the client's Redis acquisition. A read of the mark
+     * counted from the later of the marking (this value of the mark: one that was deleted or
+     * expired between, and set again, counts afresh) and the client's Redis acquisition. A read of the mark
      * answered "nobody" ran before the marking, so it was sent before the hand-offs counted here;
      * the cohort passes the hold at most a bound of hand-offs past the newest such read, and once
-     * it hears of the mark, at most a bound past its acquisition. Exact, unlike
+     * it hears of the mark, at most a bound past its acquisition. Tight, unlike
      * {@link #checkBypass}: it counts from the moment Redis has the other client's try, as the
      * README's bound does, so that reads of the mark counted as heard too early fail it.
      */
@@ -276,7 +283,14 @@ final class CohortSimulation extends SeededSchedule {
             markedBypass.remove(client);
             return;
         }
-        int count = markedBypass.merge(client, 1, Integer::sum);
+        long[] counted = markedBypass.computeIfAbsent(client, c -> new long[] {model.markEpoch(), 0});
+        if (counted[0] != model.markEpoch()) {
+            // Another value of the mark than the one counted: a read of the mark may have found
+            // it gone in between, and the holder's bound counts from this one.
+            counted[0] = model.markEpoch();
+            counted[1] = 0;
+        }
+        long count = ++counted[1];
         if (count > MARKED_BYPASS_BOUND) {
             fail(client.id + " handed off " + count + " times while the mark named " + mark + "; bound " + MARKED_BYPASS_BOUND);
         }
@@ -795,9 +809,7 @@ final class CohortSimulation extends SeededSchedule {
         }
 
         boolean mayRelease() {
-            // Where connections stall, a hot owner holds only for steps, so that a stall spans
-            // many hand-offs.
-            return state == State.HOLDING && (hot && faults.stallConnection() > 0 || clock.read() - heldSince > 0);
+            return state == State.HOLDING && (hot && instantHotHolds || clock.read() - heldSince > 0);
         }
 
         void start() {

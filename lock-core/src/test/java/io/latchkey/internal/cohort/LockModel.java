@@ -38,6 +38,8 @@ final class LockModel {
     private long hashExpiresAt;
     private long counter;
     private String mark;
+    /** Bumped whenever the mark changes, is deleted or expires: one value of the mark, one epoch. */
+    private long markEpoch;
     private long markExpiresAt;
     private String turn;
     private long turnExpiresAt;
@@ -72,7 +74,7 @@ final class LockModel {
             hash.clear();
         }
         if (mark != null && now - markExpiresAt >= 0) {
-            mark = null;
+            setMark(null);
         }
         if (turn != null && now - turnExpiresAt >= 0) {
             turn = null;
@@ -148,7 +150,7 @@ final class LockModel {
                 turn = null;
             }
             if (client.equals(mark)) {
-                mark = null;
+                setMark(null);
             } else if (mark != null) {
                 publish("!wait:" + mark);
                 othersWait = true;
@@ -164,7 +166,7 @@ final class LockModel {
     }
 
     private Acquired waitFor(String client, long leaseMillis, long left) {
-        mark = client;
+        setMark(client);
         markExpiresAt = now() + leaseMillis * 1_000_000;
         publish("!wait:" + client);
         return new Acquired(0, left, 0, false);
@@ -203,10 +205,10 @@ final class LockModel {
             if (mark != null && !mark.equals(client)) {
                 turn = mark;
                 turnExpiresAt = now() + turnMillis * 1_000_000;
-                mark = null;
+                setMark(null);
             }
             if (mode.equals("requeue")) {
-                mark = client;
+                setMark(client);
                 markExpiresAt = now() + markMillis * 1_000_000;
             }
         }
@@ -218,7 +220,7 @@ final class LockModel {
         expire();
         long deleted = 0;
         if (client.equals(mark)) {
-            mark = null;
+            setMark(null);
             deleted++;
         }
         if (client.equals(turn)) {
@@ -263,6 +265,18 @@ final class LockModel {
     /** SET of the counter: a counter set back, as a failover to a replica that missed updates leaves it. */
     void setCounter(long value) {
         counter = value;
+    }
+
+    private void setMark(@Nullable String value) {
+        if (!Objects.equals(mark, value)) {
+            markEpoch++;
+        }
+        mark = value;
+    }
+
+    /** @return which value of the mark stands, for checks: it changes whenever the mark does */
+    long markEpoch() {
+        return markEpoch;
     }
 
     /** @return the waiting mark as a GET would find it, without expiring anything: for checks */
@@ -321,7 +335,7 @@ final class LockModel {
     void flush() {
         hash.clear();
         counter = 0;
-        mark = null;
+        setMark(null);
         turn = null;
     }
 
