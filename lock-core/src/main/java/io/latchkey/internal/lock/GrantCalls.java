@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * its only call since (at once, or deferred until due); the release sent behind that take; the
  * deferred take sent first for a query; and the queued try forgotten once the owner leaves the
  * line. They share the owner's {@link CallLine} with {@link UnsettledCalls}, which keeps the line
- * and settles what they leave unsettled. Thread-safe.
+ * and settles what they leave unsettled; {@link GrantTakes} builds the take and decides when it is
+ * due. Thread-safe.
  */
 final class GrantCalls {
 

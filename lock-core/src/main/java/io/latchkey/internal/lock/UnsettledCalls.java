@@ -125,7 +125,7 @@ public final class UnsettledCalls implements AutoCloseable {
      *     answer (leave the line, send its next call) then finds the line as the answer left it
      */
     static <T> CompletableFuture<T> relayAfter(CompletableFuture<T> reply,
-                                                       BiConsumer<? super @Nullable T, ? super @Nullable Throwable> bookkeeping) {
+                                               BiConsumer<? super @Nullable T, ? super @Nullable Throwable> bookkeeping) {
         CompletableFuture<T> relayed = new CompletableFuture<>();
         reply.whenComplete((ok, failure) -> {
             try {
@@ -147,10 +147,12 @@ public final class UnsettledCalls implements AutoCloseable {
     }
 
     /**
-     * Admits a call to the hold's line in one step with the check, under the map's lock, so that
-     * no other call of the owner slips in and the line is not dropped meanwhile.
+     * Offers a call to the hold's line in one step with the line's check, under the map's lock, so
+     * that no other call of the owner slips in and the line is not dropped meanwhile.
      *
-     * @return the line, or null if the hold has none
+     * @param admit checks and admits the call, and tells its caller whether it did
+     * @return the line, or null if the hold has none; a line is returned whether or not
+     *     {@code admit} admitted the call
      */
     @Nullable CallLine admitIfPresent(HoldId hold, Consumer<CallLine> admit) {
         return lines.computeIfPresent(hold, (id, existing) -> {

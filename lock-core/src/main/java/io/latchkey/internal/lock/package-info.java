@@ -30,9 +30,10 @@
  *       {@link io.latchkey.spi.HoldScripts}: every call carries an id the
  *       scripts remember, and one whose answer was lost is settled by
  *       {@link io.latchkey.internal.lock.UnsettledCalls}, which also sends the calls that must
- *       take effect (releases, leaving a queue): sent, or settled later; {@code GrantCalls} beside
- *       it, the fair lock's calls around a hold entered on a grant's message (the take, deferred
- *       or not, and the release behind it), and {@code GrantTakes}, when a take waits.</li>
+ *       take effect (releases, leaving a queue): sent, or settled later. Beside it,
+ *       {@code GrantCalls} sends the fair lock's calls around a hold entered on a grant's message
+ *       (the take, deferred or not, and the release behind it), and {@code GrantTakes} decides
+ *       when a take is due.</li>
  *   <li>{@link io.latchkey.internal.lock.LockKeys}: the Redis names of one lock, all in one
  *       Cluster slot whatever the name.</li>
  * </ul>
