@@ -27,10 +27,10 @@ final class GrantCalls {
     /**
      * Sends a call of an owner at once if the owner's last call on the lock left it waiting in
      * line with {@code secret} ({@link UnsettledCalls#after(HoldId, Supplier, Function)}) and
-     * nothing of the owner was admitted, is in flight or is unsettled since; else sends nothing. For a call whose
-     * meaning depends on no other call of the owner having reached Redis since that one (the take
-     * of a grant made on it): the check and the admission are one step, so no call of the owner
-     * can slip in. The secret names the very try: a grant made on an earlier try of the owner
+     * nothing of the owner was admitted, is in flight or is unsettled since; else sends nothing.
+     * For a call whose meaning depends on no other call of the owner having reached Redis since
+     * that one (the take of a grant made on it): the check and the admission are one step, so no
+     * call of the owner can slip in. The secret names the very try: a grant made on an earlier try of the owner
      * (another caller of a shared owner id) may have been taken or ended by the later one.
      *
      * @param hold the owner's hold

@@ -270,10 +270,10 @@ final class CohortSimulation extends SeededSchedule {
     /**
      * A local hand-off of {@code client} while the waiting mark in Redis names another client,
      * counted from the later of the marking (this value of the mark: one that was deleted or
-     * expired between, and set again, counts afresh) and the client's Redis acquisition. A read of the mark
-     * answered "nobody" ran before the marking, so it was sent before the hand-offs counted here;
-     * the cohort passes the hold at most a bound of hand-offs past the newest such read, and once
-     * it hears of the mark, at most a bound past its acquisition. Tight, unlike
+     * expired between, and set again, counts afresh) and the client's Redis acquisition. A read of
+     * the mark answered "nobody" ran before the marking, so it was sent before the hand-offs
+     * counted here; the cohort passes the hold at most a bound of hand-offs past the newest such
+     * read, and once it hears of the mark, at most a bound past its acquisition. Tight, unlike
      * {@link #checkBypass}: it counts from the moment Redis has the other client's try, as the
      * README's bound does, so that reads of the mark counted as heard too early fail it.
      */
